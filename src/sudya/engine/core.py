@@ -1,0 +1,950 @@
+"""The rules engine: a rulebook, the history so far and one event in; rulings out.
+
+Pure: no I/O. Everything a regulation says comes from the rulebook; nothing here knows a
+rulebook's id. History is indexed by subject and infraction so that the work per event does
+not grow with the length of the history.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from sudya.engine.model import (
+    FOREVER,
+    Appeal,
+    Decision,
+    EndOfMatch,
+    Event,
+    NewTournament,
+    Offence,
+    Result,
+    Roster,
+    Ruling,
+    Sanction,
+    Tournament,
+)
+from sudya.errors import RuleError
+from sudya.rulebooks.schema import (
+    Detail,
+    Infraction,
+    NoPenalty,
+    Outcome,
+    Rulebook,
+    SanctionKind,
+)
+from sudya.rulebooks.schema import Sanction as Spec
+
+
+def add_months(day: dt.date, months: int) -> dt.date:
+    """The same day `months` later, clamped to the month's last day (12-31 + 2 → 02-28)."""
+    month0 = day.month - 1 + months
+    year, month = day.year + month0 // 12, month0 % 12 + 1
+    last = calendar.monthrange(year, month)[1]
+    return dt.date(year, month, min(day.day, last))
+
+
+def _parse_date(value: Any) -> dt.date:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        return dt.date.fromisoformat(value)
+    raise ValueError("not a date")
+
+
+class Engine:
+    """Rules on one event at a time, keeping the indexed history it needs."""
+
+    def __init__(self, rulebook: Rulebook, roster: Roster, tournament: Tournament) -> None:
+        self.book = rulebook
+        self.roster = roster
+        self.t = tournament
+        self.rulings: list[Ruling] = []
+        self._seq = 0
+        self._primary: dict[str, list[Ruling]] = {}
+        self._resolutions: dict[str, list[Ruling]] = defaultdict(list)
+        # (scope, subject, infraction) -> primary rulings with sanctions, oldest first
+        self._by_infraction: dict[tuple[int, str, str], list[Ruling]] = defaultdict(list)
+        # subject -> sanctions it bears (for validity, aggravation, lost_while)
+        self._held: dict[str, list[Sanction]] = defaultdict(list)
+        # tournament-scoped pools
+        self._stack: dict[str, list[Sanction]] = defaultdict(list)
+        self._conv: dict[tuple[str, str], list[Sanction]] = defaultdict(list)
+        self._out: dict[str, list[Sanction]] = defaultdict(list)  # status sanctions
+        self._accum: dict[str, list[Ruling]] = defaultdict(list)
+        self._used_by: dict[int, list[Ruling]] = defaultdict(list)
+        self._reduced: set[tuple[str, str]] = set()
+        self._ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
+        self.results: list[tuple[Result, int]] = []
+
+    # ------------------------------------------------------------------ dispatch
+    def apply(self, event: Event) -> list[Ruling]:
+        """Rule on one event; returns the rulings it made, in order."""
+        start = len(self.rulings)
+        if isinstance(event, Offence):
+            self._offence(event)
+        elif isinstance(event, EndOfMatch):
+            self._end_of_match(event)
+        elif isinstance(event, NewTournament):
+            self._new_tournament(event)
+        elif isinstance(event, Decision):
+            self._decision(event)
+        elif isinstance(event, Appeal):
+            self._appeal(event)
+        elif isinstance(event, Result):
+            self.results.append((event, self.t.index))
+        return self.rulings[start:]
+
+    # ------------------------------------------------------------------ tournaments
+    def _new_tournament(self, ev: NewTournament) -> None:
+        self.t = Tournament(
+            index=self.t.index + 1,
+            date=ev.date,
+            level=ev.level if ev.level is not None else self.t.level,
+            settings=ev.settings if ev.settings is not None else self.t.settings,
+        )
+        self._stack.clear()
+        self._conv.clear()
+        self._out.clear()
+
+    def _scope(self) -> int:
+        return self.t.index if self.book.repeats.scope == "tournament" else -1
+
+    # ------------------------------------------------------------------ offences
+    def _offence(self, ev: Offence) -> None:
+        book = self.book
+        inf = book.infraction(ev.infraction)
+        if inf is None:
+            raise RuleError(f"unknown infraction {ev.infraction!r}", field="infraction")
+        self._check_judge(ev.judge, "rule", "give rulings")
+        self._check_applies(inf)
+        day = ev.date or self.t.date
+        details = self._details(inf, ev.details)
+        names = self._names(inf, ev.offender, details, ev.round)
+        variant = next((v for v in inf.variants if v.when(names)), None)
+        penalty = variant.penalty if variant and variant.penalty is not None else inf.penalty
+        repeats = variant.repeats if variant and variant.repeats is not None else inf.repeats
+        no_penalty = [*inf.no_penalty_when, *(variant.no_penalty_when if variant else [])]
+        table = self._cell(penalty)
+        subjects = [ev.offender]
+        ap = inf.also_penalise
+        if ap and ap.when(names):
+            other = details.get(ap.detail)
+            if other and other != ev.offender:
+                subjects.append(other)
+        made: list[Ruling] = []
+        for subject in subjects:
+            sub_names = {**names, "offender": subject}
+            made.append(self._rule_on(ev, inf, subject, day, details, sub_names,
+                                      table, repeats, no_penalty))
+        for ruling in made:
+            if inf.cancels and ruling.sanctions:
+                self._cancel(ev, inf, ruling)
+        self._after(ev.id, made, day)
+
+    def _rule_on(self, ev: Offence, inf: Infraction, subject: str, day: dt.date,
+                 details: dict[str, Any], names: dict[str, Any], table: Outcome | None,
+                 repeats: list[Outcome] | None, no_penalty: list[NoPenalty]) -> Ruling:
+        book = self.book
+        ruling = self._new_ruling(ev.id, subject, inf.id, "table", day, ev.round, ev.judge,
+                                  details)
+        ruling.notes.append(inf.source)
+        ruling.notes += [f"interpretation: {n.en}" for n in inf.interpretation]
+        if book.no_penalty_after_disqualification and self._is_out(subject):
+            ruling.cause = "none"
+            ruling.notes.append(book.no_penalty_after_disqualification.en)
+            return self._record(ruling)
+        for np in no_penalty:
+            if np.when(names):
+                ruling.cause = "none"
+                ruling.notes.append(np.note.en)
+                return self._record(ruling)
+        if table is None:
+            raise RuleError(f"{inf.id} has no penalty at this level", field="infraction")
+        key = (self._scope(), subject, inf.id)
+        earlier = [r for r in self._by_infraction.get(key, ()) if self._counts(r, day)]
+        names["earlier_count"] = len(earlier)
+        for name in inf.sums:
+            names[f"earlier_{name}"] = sum(
+                r.details.get(name) or 0 for r in earlier if not r.pending or r.resolved_by
+            )
+        outcome = table
+        if earlier and book.repeats.mode == "escalate":
+            ruling.cause = "repeat"
+            last = next(s for s in earlier[-1].sanctions if not s.attached and not s.revoked)
+            kind = self._escalate(last.rank)
+            principal = table.sanctions[0].kind if table.sanctions else kind
+            if book.kind(principal).rank > book.kind(kind).rank and not table.is_choice:
+                kind = principal
+            outcome = Outcome(sanctions=[Spec(kind=kind)])
+            ruling.notes.append(f"repeat of {inf.id}: one rank above {last.kind}")
+        elif earlier and repeats:
+            ruling.cause = "repeat"
+            outcome = repeats[min(len(earlier), len(repeats)) - 1]
+            ruling.notes.append(f"repeat no. {len(earlier) + 1} of {inf.id}")
+        elif book.aggravation and self._holds_valid(subject, day):
+            ruling.cause = "aggravation"
+            ruling.aggravated = True
+            ruling.pending = True
+            ruling.pending_outcome = outcome
+            ruling.offered = [self._describe(s) for s in
+                              self._build(outcome.sanctions, subject, day, details, names,
+                                          ruling, inf, dry=True)]
+            ruling.notes.append(
+                "aggravation: the subject holds a valid sanction; "
+                "the college must decide a stricter one"
+            )
+            return self._record(ruling)
+        if outcome.is_choice:
+            if ev.choice is None:
+                ruling.pending = True
+                ruling.pending_outcome = outcome
+                ruling.offered = self._offered(outcome, subject, day, details, names, inf)
+                ruling.notes.append("judge's choice within a range: pending")
+                return self._record(ruling)
+            specs = self._choose(outcome, ev.choice)
+            ruling.cause = "discretion"
+        else:
+            specs = list(outcome.sanctions)
+            if outcome.amount:
+                names["amount"] = self._choice_amount(ev.choice)
+        ruling.sanctions = self._build(specs, subject, day, details, names, ruling, inf)
+        if not ruling.sanctions:
+            ruling.cause = "none"
+        return self._record(ruling)
+
+    def _cell(self, penalty: dict[str, Outcome | None] | Outcome | None) -> Outcome | None:
+        if isinstance(penalty, dict):
+            if self.t.level not in penalty or penalty[self.t.level] is None:
+                raise RuleError(
+                    f"does not apply at level {self.t.level!r}", field="infraction"
+                )
+            return penalty[self.t.level]
+        return penalty
+
+    def _check_applies(self, inf: Infraction) -> None:
+        cond = inf.applies
+        if cond is None:
+            return
+        if cond.levels and self.t.level not in cond.levels:
+            raise RuleError(
+                f"{inf.id} does not apply at level {self.t.level!r} "
+                f"(only {', '.join(cond.levels)})", field="infraction")
+        for name, wanted in cond.settings.items():
+            have = self.setting(name)
+            if have != wanted:
+                raise RuleError(
+                    f"{inf.id} applies only with settings.{name}: {wanted!r} "
+                    f"(this tournament: {have!r})", field="infraction")
+
+    def setting(self, name: str) -> Any:
+        """A tournament setting, or its rulebook default for the level."""
+        if name in self.t.settings:
+            return self.t.settings[name]
+        spec = self.book.settings.get(name)
+        if spec is None:
+            return None
+        if self.t.level in spec.default_by_level:
+            return spec.default_by_level[self.t.level]
+        return spec.default
+
+    def _check_judge(self, judge_id: str | None, action: str, what: str) -> None:
+        if judge_id is None:
+            return
+        judge = self.roster.judges.get(judge_id)
+        if judge is None:
+            raise RuleError(f"unknown judge {judge_id!r}", field="judge")
+        role = self.book.roles.get(judge.role)
+        if role is None:
+            known = ", ".join(self.book.roles) or "none"
+            raise RuleError(f"judge {judge_id!r} has role {judge.role!r}, which this rulebook "
+                            f"does not define (roles: {known})", field="judge")
+        if action not in role.may:
+            raise RuleError(f"judge {judge_id!r} is a {judge.role} and may not {what}",
+                            field="judge")
+
+    # ------------------------------------------------------------------ details
+    def details_spec(self, inf: Infraction) -> dict[str, Detail]:
+        return {**self.book.common_details, **inf.details}
+
+    def _details(self, inf: Infraction, given: dict[str, Any]) -> dict[str, Any]:
+        spec = self.details_spec(inf)
+        values: dict[str, Any] = {name: d.default for name, d in spec.items()}
+        for name, raw in given.items():
+            d = spec.get(name)
+            values[name] = raw if d is None else self._detail_value(name, d, raw)
+        for name, d in spec.items():
+            missing = values.get(name) is None
+            if missing and (d.required or (d.required_if and d.required_if(
+                    {**{n: values.get(n) for n in spec}, **self._context_names()}))):
+                raise RuleError(f"required by {inf.id}", field=f"details.{name}")
+        return values
+
+    def _detail_value(self, name: str, d: Detail, raw: Any) -> Any:
+        field = f"details.{name}"
+        if raw is None:
+            return None
+        ok = True
+        value = raw
+        if d.type == "bool":
+            ok = isinstance(raw, bool)
+        elif d.type in ("int", "number"):
+            ok = isinstance(raw, int | float) and not isinstance(raw, bool)
+            if ok and d.type == "int":
+                ok = float(raw).is_integer()
+                value = int(raw) if ok else raw
+            if ok and d.min is not None and value < d.min:
+                raise RuleError(f"must be at least {d.min:g}", field=field)
+            if ok and d.max is not None and value > d.max:
+                raise RuleError(f"must be at most {d.max:g}", field=field)
+        elif d.type == "player":
+            ok = isinstance(raw, str)
+            if ok and raw not in self.roster.team_of and raw not in self.roster.players:
+                raise RuleError(f"unknown player {raw!r}", field=field)
+        elif d.type == "enum":
+            ok = raw in d.values
+            if not ok:
+                raise RuleError(f"must be one of {', '.join(d.values)}", field=field)
+        elif d.type == "date":
+            try:
+                value = _parse_date(raw)
+            except ValueError:
+                ok = False
+        elif d.type == "map":
+            ok = isinstance(raw, dict) and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in raw.values())
+            value = dict(raw) if ok else raw
+        elif d.type == "str":
+            ok = isinstance(raw, str)
+        if not ok:
+            raise RuleError(f"must be a {d.type}", field=field)
+        return value
+
+    def _context_names(self) -> dict[str, Any]:
+        return {"tournament_level": self.t.level, "settings": dict(self.t.settings)}
+
+    def _names(self, inf: Infraction, offender: str, details: dict[str, Any],
+               round_: int | None) -> dict[str, Any]:
+        return {**details, **self._context_names(), "offender": offender, "round": round_,
+                "amount": None, "earlier_count": 0}
+
+    # ------------------------------------------------------------------ history queries
+    def _counts(self, ruling: Ruling, day: dt.date) -> bool:
+        """Whether an earlier ruling still counts as an earlier offence (repeats)."""
+        if ruling.revoked:
+            return False
+        live = [s for s in ruling.sanctions if not s.revoked]
+        if ruling.sanctions and not live:
+            return False
+        if not ruling.sanctions and not ruling.pending:
+            return False
+        if self.book.repeats.scope == "validity":
+            if ruling.pending:
+                return self._window(ruling.date or day, ruling.details) >= day
+            return any(s.valid_on(day) for s in live)
+        return True
+
+    def _holds_valid(self, subject: str, day: dt.date) -> bool:
+        return any(
+            s.valid_on(day) and not self.book.kind(s.kind).flag
+            for s in self._held.get(subject, ())
+        )
+
+    def _holds_kind(self, subject: str, kind: str, day: dt.date) -> bool:
+        return any(s.kind == kind and s.valid_on(day) for s in self._held.get(subject, ()))
+
+    def _is_out(self, subject: str) -> bool:
+        return any(not s.revoked for s in self._out.get(subject, ()))
+
+    def _escalate(self, rank: int) -> str:
+        ladder = self._ladder_by_rank
+        if not ladder:
+            raise RuleError("this rulebook has no escalation ladder", field="infraction")
+        # 002 «Сложение пенальти»: no multiple disqualification; the ladder's top is the cap
+        higher = [r for r in ladder if r > rank]
+        return ladder[min(higher)] if higher else ladder[max(ladder)]
+
+    # ------------------------------------------------------------------ building sanctions
+    def _window(self, day: dt.date, details: dict[str, Any]) -> dt.date:
+        v = self.book.validity
+        assert v is not None
+        base = day
+        if details.get(v.between_stages_detail):
+            nxt = details.get(v.next_tournament_detail)
+            if nxt is None:
+                raise RuleError("required when between_stages is true",
+                                field=f"details.{v.next_tournament_detail}")
+            base = _parse_date(nxt)
+        return add_months(base, v.months)
+
+    def _valid_until(self, kind: SanctionKind, day: dt.date,
+                     details: dict[str, Any]) -> dt.date | None:
+        if self.book.validity is None:
+            return None
+        if not kind.expires:
+            return FOREVER
+        return self._window(day, details)
+
+    def _bearer(self, kind: SanctionKind, spec_subject: str | None, offender: str) -> str:
+        lands = spec_subject or kind.lands_on
+        if lands == "team":
+            return self.roster.team_of.get(offender, offender)
+        return offender
+
+    def _build(self, specs: Iterable[Spec], offender: str, day: dt.date,
+               details: dict[str, Any], names: dict[str, Any], ruling: Ruling,
+               inf: Infraction | None, dry: bool = False) -> list[Sanction]:
+        book = self.book
+        out: list[Sanction] = []
+        for spec in specs:
+            if spec.when is not None and not spec.when(names):
+                continue
+            waiver = next((w for w in spec.waived_when if w.when(names)), None)
+            if waiver is not None:
+                ruling.notes.append(waiver.note.en)
+                continue
+            kind = book.kind(spec.kind)
+            amount = spec.amount
+            if spec.formula is not None:
+                amount = int(spec.formula(names))
+            elif spec.amount_from_choice:
+                amount = names.get("amount")
+            if amount is not None and inf is not None and not dry:
+                amount = self._reduce(inf, kind, offender, amount, names, ruling)
+            kind = self._authorised(kind, ruling)
+            if kind.lost_while and not dry:
+                holder = self._bearer(book.kind(kind.lost_while.held), None, offender)
+                if self._holds_kind(holder, kind.lost_while.held, day):
+                    ruling.notes.append(kind.lost_while.note.en)
+                    kind = book.kind(kind.lost_while.becomes)
+            bearer = self._bearer(kind, spec.subject, offender)
+            self._add(out, kind, bearer, amount, spec.score, False, day, details, names,
+                      ruling)
+        return out
+
+    def _add(self, out: list[Sanction], kind: SanctionKind, bearer: str, amount: int | None,
+             score: str | None, attached: bool, day: dt.date, details: dict[str, Any],
+             names: dict[str, Any], ruling: Ruling) -> None:
+        out.append(Sanction(kind=kind.id, subject=bearer, rank=kind.rank, amount=amount,
+                            score=score, attached=attached,
+                            valid_until=self._valid_until(kind, day, details)))
+        for carry in kind.carry_over:
+            if details.get(carry.detail):
+                ruling.applies_to = {**(ruling.applies_to or {}), kind.id: carry.applies_to}
+                ruling.notes.append(carry.note.en)
+        for att in kind.comes_with:
+            if att.when is not None and not att.when(names):
+                continue
+            self._add(out, self.book.kind(att.kind), bearer, att.amount, None, True, day,
+                      details, names, ruling)
+
+    def _authorised(self, kind: SanctionKind, ruling: Ruling) -> SanctionKind:
+        auth = kind.issued_only_by
+        if auth is None:
+            return kind
+        judge = self.roster.judges.get(ruling.judge or "")
+        ok = (
+            judge is not None
+            and judge.role in auth.roles
+            and (judge.official or not auth.official)
+            and (not auth.levels or self.t.level in auth.levels)
+        )
+        if ok:
+            return kind
+        ruling.notes.append(auth.note.en)
+        return self.book.kind(auth.otherwise)
+
+    def _reduce(self, inf: Infraction, kind: SanctionKind, subject: str, amount: int,
+                names: dict[str, Any], ruling: Ruling) -> int:
+        for red in inf.reductions:
+            if red.kind != kind.id or not red.when(names):
+                continue
+            key = (subject, kind.id)
+            if red.once_per_subject and key in self._reduced:
+                ruling.notes.append(f"reduction already granted once to {subject}: ignored")
+                continue
+            self._reduced.add(key)
+            ruling.notes.append(red.note.en)
+            amount = int(red.formula({**names, "amount": amount}))
+        return amount
+
+    def _describe(self, s: Sanction) -> dict[str, Any]:
+        return sanction_json(s, None, self.book.validity is not None)
+
+    # ------------------------------------------------------------------ choices
+    def _choose(self, outcome: Outcome, choice: Any) -> list[Spec]:
+        if isinstance(choice, str) and choice in outcome.options:
+            return list(outcome.options[choice])
+        pr = outcome.points
+        if pr is not None and isinstance(choice, dict) and set(choice) == {"points"}:
+            n = choice["points"]
+            if not isinstance(n, int) or isinstance(n, bool):
+                raise RuleError("choice.points must be a whole number", field="choice")
+            lo, hi = sorted((pr.least, pr.most), key=abs)
+            if not abs(lo) <= abs(n) <= abs(hi) or n > 0:
+                raise RuleError(f"choice.points {n} is outside the range {lo}..{hi}",
+                                field="choice")
+            return [Spec(kind=pr.kind, amount=n), *pr.with_]
+        allowed = list(outcome.options)
+        if pr is not None:
+            allowed.append(f"{{points: {pr.least}..{pr.most}}}")
+        raise RuleError(f"choice {choice!r} is not offered (offered: {', '.join(allowed)})",
+                        field="choice")
+
+    def _choice_amount(self, choice: Any) -> int:
+        if isinstance(choice, dict) and set(choice) == {"amount"}:
+            n = choice["amount"]
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                return n
+        raise RuleError("required: {amount: N}, a positive whole number set by the college",
+                        field="choice")
+
+    def _offered(self, outcome: Outcome, subject: str, day: dt.date, details: dict[str, Any],
+                 names: dict[str, Any], inf: Infraction | None) -> list[Any]:
+        probe = Ruling(event="", subject=subject, infraction=None, cause="")
+        offered: list[Any] = []
+        for name, specs in outcome.options.items():
+            built = self._build(specs, subject, day, details, names, probe, inf, dry=True)
+            offered.append({"choice": name, "sanctions": [self._describe(s) for s in built]})
+        if outcome.points:
+            pr = outcome.points
+            offered.append({"choice": {"points": [pr.least, pr.most]},
+                            "with": [s.kind for s in pr.with_]})
+        return offered
+
+    # ------------------------------------------------------------------ recording
+    def _new_ruling(self, event: str, subject: str, infraction: str | None, cause: str,
+                    day: dt.date, round_: int | None = None, judge: str | None = None,
+                    details: dict[str, Any] | None = None) -> Ruling:
+        return Ruling(event=event, subject=subject, infraction=infraction, cause=cause,
+                      tournament=self.t.index, round=round_, date=day, judge=judge,
+                      edition=self.book.edition, details=details or {})
+
+    def _record(self, ruling: Ruling) -> Ruling:
+        self._seq += 1
+        ruling.seq = self._seq
+        self.rulings.append(ruling)
+        if not ruling.derived and ruling.cause not in ("appeal", "cancellation", "decision"):
+            self._primary.setdefault(ruling.event, []).append(ruling)
+        if ruling.infraction and (ruling.sanctions or ruling.pending) and \
+                ruling.cause not in ("appeal", "cancellation", "decision"):
+            self._by_infraction[(self._scope(), ruling.subject, ruling.infraction)].append(
+                ruling)
+        for s in ruling.sanctions:
+            self._register(s, ruling)
+        if ruling.sanctions and self.book.accumulation:
+            team = self._team(ruling.subject)
+            if team is not None and ruling.cause != "accumulation":
+                self._accum[team].append(ruling)
+        return ruling
+
+    def _register(self, s: Sanction, ruling: Ruling) -> None:
+        self._seq += 1
+        s.seq = self._seq
+        s.ruling = ruling
+        self._held[s.subject].append(s)
+        kind = self.book.kind(s.kind)
+        if kind.status:
+            self._out[s.subject].append(s)
+        st = self.book.stacking
+        if st and (not s.attached or st.counts_attached) and s.rank in self._ladder_ranks():
+            if ruling.derived and not st.counts_derived:
+                return
+            self._stack[s.subject].append(s)
+        for conv in self.book.conversions:
+            if conv.source_kind == s.kind:
+                self._conv[(self._pool(s.subject, conv.pool), s.kind)].append(s)
+
+    def _ladder_ranks(self) -> dict[int, str]:
+        return self._ladder_by_rank
+
+    def _team(self, subject: str) -> str | None:
+        if subject in self.roster.teams:
+            return subject
+        return self.roster.team_of.get(subject)
+
+    def _pool(self, subject: str, pool: str) -> str:
+        if pool == "team":
+            return self._team(subject) or subject
+        return subject
+
+    # ------------------------------------------------------------------ derived rulings
+    def _after(self, event_id: str, made: list[Ruling], day: dt.date) -> None:
+        """Conversions and accumulation triggered by the rulings just made."""
+        touched = {s.subject for r in made for s in r.sanctions}
+        if self.book.conversions and touched:
+            self._convert(event_id, touched, day)
+        if self.book.accumulation:
+            teams = {t for r in made if r.sanctions
+                     for t in [self._team(r.subject)] if t is not None}
+            details = made[0].details if made else {}
+            for team in sorted(teams):
+                self._accumulate(event_id, team, day, details)
+
+    def _convert(self, event_id: str, subjects: Iterable[str], day: dt.date) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for conv in self.book.conversions:
+                pools = {self._pool(s, conv.pool) for s in subjects}
+                for owner in sorted(pools):
+                    pool = self._conv[(owner, conv.source_kind)]
+                    live = [s for s in pool if not s.revoked and not s.consumed]
+                    while len(live) >= conv.count:
+                        used, live = live[: conv.count], live[conv.count:]
+                        for s in used:
+                            s.consumed = True
+                        ruling = self._new_ruling(event_id, owner, None, "conversion", day)
+                        ruling.uses = used
+                        ruling.notes.append(
+                            f"{conv.count} × {conv.source_kind} = 1 {conv.to} ({conv.source})")
+                        self._add(ruling.sanctions, self.book.kind(conv.to), owner, None,
+                                  None, False, day, {}, {}, ruling)
+                        for s in used:
+                            self._used_by[s.seq].append(ruling)
+                        self._record(ruling)
+                        subjects = {*subjects, owner}
+                        changed = True
+                    pool[:] = [s for s in pool if not s.revoked and not s.consumed]
+
+    def _accumulate(self, event_id: str, team: str, day: dt.date,
+                    details: dict[str, Any]) -> None:
+        for acc in self.book.accumulation:
+            gives = {s.kind for s in acc.gives}
+            if any(self._holds_kind(team, k, day) for k in gives):
+                continue
+            counted = [r for r in self._accum[team] if self._accum_counts(r, acc.ignore, day)]
+            self._accum[team] = [r for r in self._accum[team] if not r.revoked and any(
+                s.valid_on(day) for s in r.sanctions)]
+            if len(counted) < acc.count:
+                continue
+            ruling = self._new_ruling(event_id, team, None, "accumulation", day,
+                                      details=details)
+            ruling.uses = [s for r in counted for s in r.sanctions if not s.revoked]
+            ruling.notes.append(f"{len(counted)} punished violations valid at once "
+                                f"({acc.source})")
+            names = {**details, **self._context_names(), "offender": team}
+            ruling.sanctions = self._build(acc.gives, team, day, details, names, ruling, None)
+            for s in ruling.uses:
+                self._used_by[s.seq].append(ruling)
+            self._record(ruling)
+
+    def _accum_counts(self, r: Ruling, ignore: list[str], day: dt.date) -> bool:
+        return not r.revoked and any(
+            s.valid_on(day) and s.kind not in ignore and not self.book.kind(s.kind).flag
+            for s in r.sanctions)
+
+    def _end_of_match(self, ev: EndOfMatch) -> None:
+        st = self.book.stacking
+        if st is None:
+            return
+        subjects = [p for p in self.roster.players if self._stack.get(p)]
+        for subject in subjects:
+            while not self._is_out(subject):
+                group = self._three_of_a_kind(subject, st.count)
+                if group is None:
+                    break
+                rank, used = group
+                if st.consumes:
+                    for s in used:
+                        s.consumed = True
+                ruling = self._new_ruling(ev.id, subject, None, "stacking", self.t.date,
+                                          ev.round)
+                ruling.uses = used
+                kind = self.book.kind(self._escalate(rank))
+                ruling.notes.append(
+                    f"{st.count} penalties of rank {rank} for different infractions "
+                    f"({', '.join(self._reason(s) for s in used)}) → {kind.id} ({st.source})")
+                self._add(ruling.sanctions, kind, subject, None, None, False, self.t.date,
+                          {}, {}, ruling)
+                for s in used:
+                    self._used_by[s.seq].append(ruling)
+                self._record(ruling)
+
+    @staticmethod
+    def _reason(s: Sanction) -> str:
+        r = s.ruling
+        assert r is not None
+        return r.infraction or f"{r.cause}@{r.event}"
+
+    def _three_of_a_kind(self, subject: str, count: int) -> tuple[int, list[Sanction]] | None:
+        pool = self._stack[subject]
+        pool[:] = [s for s in pool if not s.revoked and not s.consumed]
+        by_rank: dict[int, dict[str, Sanction]] = defaultdict(dict)
+        for s in pool:
+            by_rank[s.rank].setdefault(self._reason(s), s)
+        for rank in sorted(by_rank):
+            distinct = by_rank[rank]
+            if len(distinct) >= count:
+                return rank, sorted(distinct.values(), key=lambda s: s.seq)[:count]
+        return None
+
+    # ------------------------------------------------------------------ revocation
+    def _revoke(self, event_id: str, sanctions: Iterable[Sanction], day: dt.date) -> None:
+        """Revoke sanctions; undo derived rulings that used them; re-run conversions."""
+        queue = [s for s in sanctions if not s.revoked]
+        touched: set[str] = set()
+        undone: set[int] = set()
+        while queue:
+            s = queue.pop(0)
+            if s.revoked:
+                continue
+            s.revoked = True
+            touched.add(s.subject)
+            for derived in self._used_by.get(s.seq, ()):
+                if derived.seq in undone or derived.revoked:
+                    continue
+                if derived.cause == "accumulation":
+                    acc = self.book.accumulation[0]
+                    left = {u.ruling.seq for u in derived.uses
+                            if not u.revoked and u.ruling is not None}
+                    if len(left) >= acc.count:
+                        continue
+                undone.add(derived.seq)
+                derived.revoked = True
+                undo = self._new_ruling(event_id, derived.subject, None, derived.cause, day)
+                undo.revokes = derived.event
+                undo.notes.append(f"undone: the {derived.cause} of {derived.event} used a "
+                                  f"revoked sanction")
+                for u in derived.uses:
+                    if not u.revoked:
+                        u.consumed = False
+                        self._return_to_pool(u)
+                queue += [x for x in derived.sanctions if not x.revoked]
+                self._record(undo)
+        if self.book.conversions and touched:
+            self._convert(event_id, touched, day)
+
+    def _return_to_pool(self, s: Sanction) -> None:
+        st = self.book.stacking
+        ruling = s.ruling
+        if st and ruling is not None and ruling.tournament == self.t.index and \
+                s.rank in self._ladder_by_rank and (not s.attached or st.counts_attached):
+            pool = self._stack[s.subject]
+            if s not in pool:
+                pool.append(s)
+                pool.sort(key=lambda x: x.seq)
+        for conv in self.book.conversions:
+            if conv.source_kind == s.kind and ruling is not None and \
+                    ruling.tournament == self.t.index:
+                pool = self._conv[(self._pool(s.subject, conv.pool), s.kind)]
+                if s not in pool:
+                    pool.append(s)
+                    pool.sort(key=lambda x: x.seq)
+
+    def _cancel(self, ev: Offence, inf: Infraction, ruling: Ruling) -> None:
+        cancels = inf.cancels
+        assert cancels is not None
+        for target_id in cancels.infractions:
+            key = (self._scope(), ruling.subject, target_id)
+            for target in list(self._by_infraction.get(key, ())):
+                if target.revoked or target.tournament != self.t.index:
+                    continue
+                if any(
+                    (target.round != ruling.round) if name == "round"
+                    else (target.details.get(name) != ruling.details.get(name)
+                          or ruling.details.get(name) is None)
+                    for name in cancels.same
+                ):
+                    continue
+                target.revoked = True
+                out = self._new_ruling(ev.id, ruling.subject, target.infraction,
+                                       "cancellation", ruling.date or self.t.date, ev.round)
+                out.revokes = target.event
+                out.notes.append(cancels.note.en)
+                self._record(out)
+                self._revoke(ev.id, target.sanctions, ruling.date or self.t.date)
+
+    # ------------------------------------------------------------------ decisions
+    def _pending_of(self, of: str, field: str = "of") -> Ruling:
+        rulings = self._primary.get(of)
+        if not rulings:
+            raise RuleError(f"there is no ruling for event {of!r}", field=field)
+        pending = [r for r in rulings if r.pending and not r.revoked]
+        if not pending:
+            raise RuleError(f"the ruling for event {of!r} is not pending a decision",
+                            field=field)
+        return pending[0]
+
+    def _decision(self, ev: Decision) -> None:
+        target = self._pending_of(ev.of)
+        self._check_judge(ev.judge, "decide", "decide pending rulings")
+        if ev.judge and target.aggravated and self.book.aggravation and \
+                self.book.aggravation.decided_by:
+            role = self.roster.judges[ev.judge].role
+            if role not in self.book.aggravation.decided_by:
+                raise RuleError(f"judge {ev.judge!r} is a {role}; aggravated rulings are "
+                                f"decided by {', '.join(self.book.aggravation.decided_by)}",
+                                field="judge")
+        day = ev.date or self.t.date
+        inf = self.book.infraction(target.infraction or "")
+        outcome: Outcome = target.pending_outcome
+        ruling = self._new_ruling(ev.id, target.subject, target.infraction, "decision", day,
+                                  target.round, ev.judge, target.details)
+        ruling.resolves = ev.of
+        names = {**target.details, **self._context_names(), "offender": target.subject,
+                 "round": target.round, "amount": None, "earlier_count": 0}
+        if target.aggravated:
+            if not ev.sanctions:
+                raise RuleError("an aggravated ruling needs the sanctions decided",
+                                field="sanctions")
+            specs = [self._decided_spec(i, s) for i, s in enumerate(ev.sanctions)]
+            ruling.sanctions = self._build(specs, target.subject, day, target.details, names,
+                                           ruling, inf, dry=False)
+            for raw, s in zip(ev.sanctions, ruling.sanctions, strict=False):
+                if raw.get("valid_until") is not None and not s.attached:
+                    s.valid_until = _parse_date(raw["valid_until"])
+            offered = self._build(outcome.sanctions, target.subject, day, target.details,
+                                  names, Ruling(event="", subject="", infraction=None, cause=""),
+                                  inf, dry=True)
+            if not self._stricter(ruling.sanctions, offered):
+                raise RuleError(
+                    "the decision is not stricter than the table's "
+                    f"{', '.join(s.kind for s in offered) or 'nothing'}", field="sanctions")
+        else:
+            if ev.choice is None:
+                raise RuleError("a decision on a judge's-choice ruling needs a choice",
+                                field="choice")
+            specs = self._choose(outcome, ev.choice)
+            ruling.sanctions = self._build(specs, target.subject, day, target.details, names,
+                                           ruling, inf)
+        target.pending = False
+        target.resolved_by = ev.id
+        self._record(ruling)
+        self._resolutions[ev.of].append(ruling)
+        self._after(ev.id, [ruling], day)
+
+    def _decided_spec(self, i: int, raw: Any) -> Spec:
+        if not isinstance(raw, dict) or "kind" not in raw:
+            raise RuleError("each sanction needs a kind", field=f"sanctions[{i}]")
+        kind = raw["kind"]
+        try:
+            k = self.book.kind(kind)
+        except KeyError:
+            raise RuleError(f"unknown sanction kind {kind!r}",
+                            field=f"sanctions[{i}].kind") from None
+        amount = raw.get("amount")
+        if k.amount == "required" and amount is None:
+            raise RuleError(f"{kind} needs an amount", field=f"sanctions[{i}].amount")
+        if amount is not None and (not isinstance(amount, int) or isinstance(amount, bool)):
+            raise RuleError("must be a whole number", field=f"sanctions[{i}].amount")
+        return Spec(kind=kind, amount=amount, score=raw.get("score"))
+
+    def _severity(self, s: Sanction) -> tuple[int, int]:
+        return (s.rank, abs(s.amount or 0))
+
+    def _stricter(self, decided: list[Sanction], offered: list[Sanction]) -> bool:
+        """Stricter: a more severe top sanction, or all of the table's and more."""
+        dec = [s for s in decided if not s.attached]
+        off = [s for s in offered if not s.attached]
+        if not off:
+            return bool(dec)
+        if not dec:
+            return False
+        if max(map(self._severity, dec)) > max(map(self._severity, off)):
+            return True
+        remaining = list(dec)
+        for o in off:
+            match = next((d for d in remaining if d.kind == o.kind and
+                          abs(d.amount or 0) >= abs(o.amount or 0)), None)
+            if match is None:
+                return False
+            remaining.remove(match)
+        return bool(remaining)
+
+    # ------------------------------------------------------------------ appeals
+    def _appeal(self, ev: Appeal) -> None:
+        rulings = [r for r in self._primary.get(ev.of, ()) if r.infraction]
+        if not rulings:
+            raise RuleError(f"there is no ruling for event {ev.of!r} to appeal", field="of")
+        if any(r.appealed for r in rulings):
+            raise RuleError(f"the ruling for event {ev.of!r} was already appealed; "
+                            "the decision on appeal is final", field="of")
+        appeals = self.book.appeals
+        if appeals is None:
+            raise RuleError("this rulebook defines no appeals", field="appeal")
+        if ev.judge is not None:
+            self._check_judge(ev.judge, "hear-appeals", "decide appeals")
+            role = self.roster.judges[ev.judge].role
+            if role not in appeals.heard_by:
+                raise RuleError(f"appeals are decided by {', '.join(appeals.heard_by)}",
+                                field="judge")
+        first = rulings[0]
+        if first.judge is not None and first.judge in self.roster.judges:
+            role = self.book.roles.get(self.roster.judges[first.judge].role)
+            if role is not None and role.final:
+                raise RuleError(f"the ruling for event {ev.of!r} was given by the "
+                                f"{self.roster.judges[first.judge].role}, whose decisions "
+                                "are final", field="of")
+        for r in rulings:
+            r.appealed = True
+        day = self.t.date
+        if ev.outcome == "upheld":
+            ruling = self._new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
+                                      judge=ev.judge)
+            ruling.notes.append("appeal: the ruling is upheld")
+            self._record(ruling)
+        elif ev.outcome == "overturned":
+            for r in rulings:
+                ruling = self._new_ruling(ev.id, r.subject, r.infraction, "appeal", day,
+                                          judge=ev.judge)
+                ruling.revokes = ev.of
+                ruling.notes.append("appeal: the ruling is overturned; its sanctions no "
+                                    "longer count")
+                r.revoked = True
+                if r.pending:
+                    r.pending = False
+                    r.resolved_by = ev.id
+                self._record(ruling)
+                victims = list(r.sanctions)
+                for res in self._resolutions.get(ev.of, ()):
+                    res.revoked = True
+                    victims += res.sanctions
+                self._revoke(ev.id, victims, day)
+        elif ev.outcome == "frivolous":
+            if appeals.frivolous is None:
+                raise RuleError("this rulebook gives no penalty for a frivolous appeal",
+                                field="outcome")
+            ruling = self._new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
+                                      judge=ev.judge)
+            ruling.notes.append("appeal found frivolous: the appellant is penalised "
+                                f"({appeals.source})")
+            outcome = appeals.frivolous
+            if ev.choice is None and outcome.is_choice:
+                ruling.pending = True
+                ruling.pending_outcome = outcome
+                ruling.offered = self._offered(outcome, first.subject, day, {}, {}, None)
+                self._record(ruling)
+                self._primary.setdefault(ev.id, []).append(ruling)
+                return
+            specs = self._choose(outcome, ev.choice) if outcome.is_choice else \
+                list(outcome.sanctions)
+            names = {**self._context_names(), "offender": first.subject}
+            ruling.sanctions = self._build(specs, first.subject, day, {}, names, ruling, None)
+            self._record(ruling)
+            self._after(ev.id, [ruling], day)
+        else:
+            raise RuleError(f"unknown outcome {ev.outcome!r} (upheld, overturned, frivolous)",
+                            field="outcome")
+
+
+def sanction_json(s: Sanction, ruling_subject: str | None, with_validity: bool) -> dict[str, Any]:
+    """A sanction in the replay output format."""
+    out: dict[str, Any] = {"kind": s.kind}
+    if s.amount is not None:
+        out["amount"] = s.amount
+    if s.score is not None:
+        out["score"] = s.score
+    if s.attached:
+        out["attached"] = True
+    if ruling_subject is not None and s.subject != ruling_subject:
+        out["subject"] = s.subject
+    if with_validity:
+        out["valid_until"] = (None if s.valid_until in (None, FOREVER)
+                              else s.valid_until.isoformat())  # type: ignore[union-attr]
+    return out

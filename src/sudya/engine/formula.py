@@ -1,0 +1,56 @@
+"""Formulas and conditions of a rulebook: parsed once, names checked, evaluated on the tree."""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from simpleeval import SimpleEval
+
+FUNCTIONS: dict[str, Any] = {
+    "ceil": math.ceil,
+    "floor": math.floor,
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "round": round,
+    "len": len,
+}
+
+
+class FormulaError(ValueError):
+    """A formula that does not parse or names something it may not."""
+
+
+class Formula:
+    """An expression of a rulebook, parsed at load time and evaluated many times."""
+
+    __slots__ = ("source", "names", "_tree", "_evaluator")
+
+    def __init__(self, source: str, allowed: Iterable[str] | None = None) -> None:
+        self.source = source
+        try:
+            tree = ast.parse(source.strip(), mode="eval")
+        except SyntaxError as exc:
+            raise FormulaError(f"cannot parse {source!r}: {exc.msg}") from exc
+        self.names = frozenset(
+            node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
+        ) - set(FUNCTIONS) - {"True", "False", "None"}
+        if allowed is not None:
+            unknown = sorted(self.names - set(allowed))
+            if unknown:
+                raise FormulaError(
+                    f"{source!r} uses {', '.join(unknown)}, which the rule does not declare"
+                )
+        self._evaluator = SimpleEval(functions=FUNCTIONS)
+        self._tree = self._evaluator.parse(source.strip())
+
+    def __call__(self, names: Mapping[str, Any]) -> Any:
+        ev = self._evaluator
+        ev.names = dict(names)
+        return ev.eval(self.source, previously_parsed=self._tree)
+
+    def __repr__(self) -> str:
+        return f"Formula({self.source!r})"

@@ -1,0 +1,151 @@
+"""What the engine reads and writes: events in, rulings out."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+FOREVER = dt.date.max
+
+
+@dataclass(frozen=True, slots=True)
+class Judge:
+    id: str
+    role: str
+    official: bool = False
+
+
+@dataclass(slots=True)
+class Roster:
+    """The people of a series: players, teams (with their members) and judges."""
+
+    players: list[str]
+    teams: dict[str, list[str]] = field(default_factory=dict)
+    judges: dict[str, Judge] = field(default_factory=dict)
+    team_of: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for team, members in self.teams.items():
+            for member in members:
+                self.team_of.setdefault(member, team)
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    index: int
+    date: dt.date
+    level: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Offence:
+    """A judge reports an infraction by a player (or a team)."""
+
+    id: str
+    infraction: str
+    offender: str
+    judge: str | None = None
+    round: int | None = None
+    date: dt.date | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    choice: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndOfMatch:
+    id: str
+    round: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewTournament:
+    id: str
+    date: dt.date
+    level: str | None = None
+    settings: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The college's or a judge's decision on a pending ruling."""
+
+    id: str
+    of: str
+    judge: str | None = None
+    sanctions: list[dict[str, Any]] | None = None
+    choice: Any = None
+    date: dt.date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Appeal:
+    id: str
+    of: str
+    outcome: str
+    judge: str | None = None
+    choice: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    id: str
+    players: tuple[str, str]
+    score: tuple[int, int]
+    round: int | None = None
+
+
+Event = Offence | EndOfMatch | NewTournament | Decision | Appeal | Result
+
+
+@dataclass(slots=True, eq=False)
+class Sanction:
+    """One sanction given to one subject; revoked ones stop counting everywhere."""
+
+    kind: str
+    subject: str
+    rank: int
+    amount: int | None = None
+    score: str | None = None
+    attached: bool = False
+    valid_until: dt.date | None = None  # None: the rulebook has no validity windows
+    revoked: bool = False
+    consumed: bool = False  # used up by stacking or a conversion
+    seq: int = 0
+    ruling: Ruling | None = None
+
+    def valid_on(self, day: dt.date) -> bool:
+        return not self.revoked and (self.valid_until is None or self.valid_until >= day)
+
+
+@dataclass(slots=True, eq=False)
+class Ruling:
+    event: str
+    subject: str
+    infraction: str | None
+    cause: str
+    sanctions: list[Sanction] = field(default_factory=list)
+    pending: bool = False
+    offered: list[Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    revokes: str | None = None
+    resolves: str | None = None
+    resolved_by: str | None = None
+    aggravated: bool = False
+    applies_to: dict[str, str] | None = None
+    tournament: int = 0
+    round: int | None = None
+    date: dt.date | None = None
+    judge: str | None = None
+    edition: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+    uses: list[Sanction] = field(default_factory=list)  # what a derived ruling consumed
+    pending_outcome: Any = None  # the table cell a pending ruling waits on
+    appealed: bool = False
+    revoked: bool = False
+    seq: int = 0
+
+    @property
+    def derived(self) -> bool:
+        return self.cause in ("stacking", "conversion", "accumulation")

@@ -1,0 +1,171 @@
+"""Reading rulebook files: YAML 1.2 with line numbers, validated into a Rulebook."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError
+
+from sudya.errors import RulebookError
+from sudya.rulebooks.schema import Rulebook
+
+BUNDLED = Path(__file__).parent / "bundled"
+
+
+def read_yaml(path: Path) -> Any:
+    """Read a YAML 1.2 file keeping line numbers (round-trip mode)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulebookError(f"{path}: cannot read: {exc.strerror}") from exc
+    return parse_yaml(text, str(path))
+
+
+def parse_yaml(text: str, name: str) -> Any:
+    try:
+        return YAML(typ="rt").load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise RulebookError(f"{name}{line}: malformed YAML: {exc.problem}") from exc
+
+
+def line_of(data: Any, loc: Sequence[str | int]) -> int | None:
+    """The 1-based line of the deepest key of `loc` that exists in the YAML tree."""
+    line: int | None = None
+    node = data
+    for key in loc:
+        if isinstance(node, CommentedMap) and key in node:
+            pos = node.lc.key(key) if hasattr(node.lc, "key") else None
+            if pos:
+                line = pos[0] + 1
+            node = node[key]
+        elif isinstance(node, CommentedSeq) and isinstance(key, int) and key < len(node):
+            pos = node.lc.item(key)
+            if pos:
+                line = pos[0] + 1
+            node = node[key]
+        else:
+            break
+    return line
+
+
+def _readable_loc(data: Any, loc: Sequence[str | int]) -> str:
+    """Key path with list items named by their `id` where they have one."""
+    parts: list[str] = []
+    node = data
+    for key in loc:
+        if isinstance(key, int):
+            item = node[key] if isinstance(node, list) and key < len(node) else None
+            ident = item.get("id") if isinstance(item, dict) else None
+            parts.append(f"[{key}]" if ident is None else f"[{ident}]")
+        else:
+            parts.append(("." if parts else "") + str(key))
+        if isinstance(node, dict | list):
+            try:
+                node = node[key]  # type: ignore[index]
+            except (KeyError, IndexError, TypeError):
+                node = None
+    return "".join(parts)
+
+
+def validate(data: Any, name: str) -> Rulebook:
+    """Turn parsed YAML into a Rulebook, or raise one error naming file, line and key path."""
+    if not isinstance(data, dict):
+        raise RulebookError(f"{name}: a rulebook must be a mapping of keys")
+    try:
+        return Rulebook.model_validate(_plain(data))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = [p for p in err["loc"] if not (isinstance(p, str) and "[" in p)]
+        # pydantic adds union branch names to loc; keep only keys present in the data
+        loc = _existing(data, loc)
+        line = line_of(data, loc)
+        where = f"{name}:{line}" if line else name
+        path = _readable_loc(data, loc) or "(top)"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise RulebookError(f"{where}: {path}: {err['msg']}{more}") from exc
+
+
+def _existing(data: Any, loc: Sequence[Any]) -> list[Any]:
+    out: list[Any] = []
+    node = data
+    for key in loc:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+            out.append(key)
+        elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+            node = node[key]
+            out.append(key)
+        elif isinstance(node, dict | list):
+            continue  # a union branch tag such as 'list[...]'; skip it
+        else:
+            break
+    return out
+
+
+def _plain(data: Any) -> Any:
+    """ruamel's commented containers as plain dicts and lists."""
+    if isinstance(data, dict):
+        return {str(k): _plain(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_plain(v) for v in data]
+    return data
+
+
+def load_file(path: str | Path) -> Rulebook:
+    """Load a rulebook from a file path."""
+    p = Path(path)
+    return validate(read_yaml(p), str(p))
+
+
+def bundled_ids() -> list[str]:
+    """The ids of the rulebooks shipped with Sudya."""
+    return sorted({p.name.split(".")[0] for p in BUNDLED.glob("*.yaml")})
+
+
+def edition_files(rulebook_id: str, directory: Path = BUNDLED) -> dict[str, Path]:
+    """Edition id -> file for a bundled rulebook (`ID.yaml` is edition 1, `ID.N.yaml` N)."""
+    files: dict[str, Path] = {}
+    for p in directory.glob(f"{rulebook_id}*.yaml"):
+        stem = p.name[: -len(".yaml")]
+        if stem == rulebook_id:
+            files["1"] = p
+        elif stem.startswith(rulebook_id + ".") and stem[len(rulebook_id) + 1:].isdigit():
+            files[stem[len(rulebook_id) + 1:]] = p
+    return files
+
+
+@functools.lru_cache(maxsize=64)
+def _load_cached(path: str, mtime: float) -> Rulebook:
+    return load_file(path)
+
+
+def load(ref: str, edition: str | None = None) -> Rulebook:
+    """A bundled rulebook by id (newest edition unless one is named), or a file path."""
+    files = edition_files(ref)
+    if not files:
+        p = Path(ref)
+        if p.suffix in (".yaml", ".yml", ".json") and p.is_file():
+            book = _load_cached(str(p.resolve()), p.stat().st_mtime)
+            if edition is not None and edition != book.edition:
+                raise RulebookError(
+                    f"{ref}: edition {edition!r} asked for, the file is edition {book.edition!r}"
+                )
+            return book
+        known = ", ".join(bundled_ids())
+        raise RulebookError(f"unknown rulebook {ref!r} (bundled: {known}; or a path to a file)")
+    if edition is None:
+        edition = max(files, key=int)
+    if edition not in files:
+        raise RulebookError(
+            f"rulebook {ref!r} has no edition {edition!r} (editions: {', '.join(sorted(files))})"
+        )
+    path = files[edition]
+    return _load_cached(str(path), path.stat().st_mtime)

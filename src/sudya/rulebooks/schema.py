@@ -1,0 +1,584 @@
+"""The rulebook format: everything a penalty regulation says, as typed, immutable data.
+
+A rulebook YAML file is loaded into :class:`Rulebook`. Formulas and conditions are parsed
+here, once, and their names checked against what the rule declares.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from typing import Annotated
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+    model_validator,
+)
+
+from sudya.engine.formula import Formula, FormulaError
+
+# Names every condition and formula may use besides the infraction's declared details.
+CONTEXT_NAMES = frozenset(
+    {"tournament_level", "settings", "offender", "round", "amount", "earlier_count"}
+)
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Text(Model):
+    """A text in Russian (the regulation's own wording) and English."""
+
+    ru: str
+    en: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_str(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"ru": value, "en": value}
+        return value
+
+    def get(self, lang: str = "ru") -> str:
+        return (self.en or self.ru) if lang == "en" else self.ru
+
+
+class Note(Model):
+    """An interpretation, a conflict between sources, or a remark, with where it comes from."""
+
+    ru: str
+    en: str
+    source: str = ""
+
+
+def _as_list(value: Any) -> Any:
+    if value is None:
+        return []
+    if isinstance(value, dict | str):
+        return [value]
+    return value
+
+
+def _to_formula(value: Any) -> Formula:
+    if isinstance(value, Formula):
+        return value
+    if not isinstance(value, str):
+        raise ValueError("a formula or condition must be written as a string")
+    try:
+        return Formula(value)
+    except FormulaError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+# A formula or condition, parsed once at load time; in JSON it is its source text.
+Expr = Annotated[
+    Formula,
+    PlainValidator(_to_formula),
+    PlainSerializer(lambda f: f.source, return_type=str),
+    WithJsonSchema({"type": "string", "description": "a formula (simpleeval syntax)"}),
+]
+Notes = Annotated[list[Note], BeforeValidator(_as_list)]
+
+
+class Document(Model):
+    title: Text
+    file: str = ""
+
+
+class Edition(Model):
+    id: str
+    date: dt.date | None = None
+    summary: Text | None = None
+    in_force_from: Literal["now", "next-tournament"] = "now"
+
+
+class Level(Model):
+    id: str
+    name: Text
+
+
+class Setting(Model):
+    """A tournament setting rules read, e.g. whether deck lists are used."""
+
+    name: Text
+    type: Literal["bool", "int", "str"] = "bool"
+    default: Any = None
+    default_by_level: dict[str, Any] = {}
+    source: str = ""
+    interpretation: Notes = []
+
+
+RoleAction = Literal["rule", "decide", "hear-appeals"]
+
+
+class Role(Model):
+    name: Text
+    may: list[RoleAction] = []
+    final: bool = False  # this role's rulings cannot be appealed
+    source: str = ""
+    interpretation: Notes = []
+
+
+DetailType = Literal["bool", "int", "number", "str", "player", "date", "enum", "map"]
+
+
+class Detail(Model):
+    """A fact the rule reads from the event's `details` (a declared input)."""
+
+    type: DetailType
+    name: Text | None = None
+    values: list[str] = []
+    min: float | None = None
+    max: float | None = None
+    required: bool = False
+    required_if: Expr | None = None
+    default: Any = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parse(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"type": value}
+        return value
+
+
+class Sanction(Model):
+    """One sanction a table gives: a kind plus its parameters."""
+
+    kind: str
+    amount: int | None = None
+    formula: Expr | None = None  # amount computed from the details
+    amount_from_choice: bool = False  # the judge/college sets the amount: choice {amount: N}
+    score: str | None = None
+    when: Expr | None = None  # only when this condition holds
+    waived_when: Annotated[list[Waiver], BeforeValidator(_as_list)] = []
+    subject: Literal["offender", "team"] | None = None
+    note: Text | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parse(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"kind": value}
+        return value
+
+
+class Waiver(Model):
+    """A condition under which a sanction is not given (e.g. the captains agree to count)."""
+
+    when: Expr
+    note: Note
+
+
+
+class PointsRange(Model):
+    """A judge's choice of a point deduction `{points: -N}` with N in [least, most]."""
+
+    least: int
+    most: int
+    kind: str = "points"
+    with_: list[Sanction] = Field(default=[], alias="with")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Outcome(Model):
+    """What a table cell gives: fixed sanctions, or a choice the judge makes."""
+
+    sanctions: list[Sanction] = []
+    options: dict[str, list[Sanction]] = {}
+    points: PointsRange | None = None
+    amount: bool = False  # choice {amount: N} required for amount_from_choice sanctions
+    note: Text | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str | list):
+            return {"sanctions": _as_list(value)}
+        return value
+
+    @property
+    def is_choice(self) -> bool:
+        return bool(self.options) or self.points is not None
+
+
+class Applicability(Model):
+    levels: list[str] = []
+    settings: dict[str, Any] = {}
+
+
+class NoPenalty(Model):
+    """A condition under which the infraction is recorded with no penalty."""
+
+    when: Expr
+    note: Note
+
+
+
+class AlsoPenalise(Model):
+    """A second player is penalised too (e.g. both could control a trigger)."""
+
+    detail: str = "opponent"
+    when: Expr
+    note: Note | None = None
+
+
+
+class Reduction(Model):
+    """An amount the college may reduce (e.g. halved once on repentance)."""
+
+    kind: str
+    when: Expr
+    formula: Expr
+    once_per_subject: bool = False
+    note: Note
+
+
+
+class Cancels(Model):
+    """This infraction's penalty cancels earlier rulings for the same thing."""
+
+    infractions: list[str]
+    same: list[str] = []  # detail names that must match; "round" means the same round
+    note: Note
+
+
+class Variant(Model):
+    """A different table for the same infraction when a condition holds."""
+
+    when: Expr
+    name: Text | None = None
+    penalty: dict[str, Outcome | None] | Outcome | None = None
+    repeats: list[Outcome] | None = None
+    no_penalty_when: Annotated[list[NoPenalty], BeforeValidator(_as_list)] = []
+    note: Note | None = None
+
+
+class Infraction(Model):
+    id: str
+    category: str | None = None
+    name: Text
+    description: Text | None = None
+    items: dict[str, Text] = {}  # lettered sub-items (а, б, в...) as the regulation lists them
+    source: str
+    applies: Applicability | None = None
+    details: dict[str, Detail] = {}
+    penalty: dict[str, Outcome | None] | Outcome | None = None
+    repeats: list[Outcome] | None = None
+    variants: Annotated[list[Variant], BeforeValidator(_as_list)] = []
+    no_penalty_when: Annotated[list[NoPenalty], BeforeValidator(_as_list)] = []
+    also_penalise: AlsoPenalise | None = None
+    reductions: Annotated[list[Reduction], BeforeValidator(_as_list)] = []
+    cancels: Cancels | None = None
+    sums: list[str] = []  # details whose earlier totals are named earlier_<detail>
+    before_calling_judge: Text | None = None
+    interpretation: Notes = []
+    conflicts: Notes = []
+    notes: Notes = []
+
+    def names(self) -> frozenset[str]:
+        """Every name a formula or condition of this infraction may use."""
+        return (
+            frozenset(self.details)
+            | CONTEXT_NAMES
+            | {f"earlier_{name}" for name in self.sums}
+        )
+
+
+class Authority(Model):
+    """Who may issue a sanction kind, and what is given instead when they may not."""
+
+    roles: list[str]
+    official: bool = False
+    levels: list[str] = []
+    otherwise: str
+    note: Note
+
+
+class Attachment(Model):
+    """A sanction that always comes with another (or only when a condition holds)."""
+
+    kind: str
+    amount: int | None = None
+    when: Expr | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parse(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"kind": value}
+        return value
+
+
+class LostWhile(Model):
+    """The sanction turns into another while its bearer holds a valid `held` sanction."""
+
+    held: str
+    becomes: str
+    note: Note
+
+
+class CarryOver(Model):
+    """Given between games or matches, the sanction applies to the next one."""
+
+    detail: str
+    applies_to: Literal["next-game", "next-match"]
+    note: Note
+
+
+class SanctionKind(Model):
+    id: str
+    name: Text
+    description: Text | None = None
+    rank: int
+    comes_with: Annotated[list[Attachment], BeforeValidator(_as_list)] = []
+    status: Literal["disqualified", "suspended"] | None = None
+    lands_on: Literal["offender", "team"] = "offender"
+    flag: bool = False  # a note for officials: not counted as a punishment
+    tally: Literal["points", "ore"] | None = None
+    amount: Literal["none", "required", "optional"] = "none"
+    expires: bool = True
+    issued_only_by: Authority | None = None
+    lost_while: LostWhile | None = None
+    carry_over: Annotated[list[CarryOver], BeforeValidator(_as_list)] = []
+    source: str = ""
+    interpretation: Notes = []
+
+
+class RepeatPolicy(Model):
+    """How a repeat of the same infraction by the same subject is punished."""
+
+    mode: Literal["escalate", "table"]
+    scope: Literal["tournament", "validity"] = "tournament"
+    source: str = ""
+    note: Note | None = None
+
+
+class Stacking(Model):
+    """N penalties of one rank for N different infractions give the next rank."""
+
+    at: Literal["end-of-match"] = "end-of-match"
+    count: int = 3
+    counts_attached: bool = False
+    counts_derived: bool = True
+    consumes: bool = True
+    source: str = ""
+    interpretation: Notes = []
+
+
+class Conversion(Model):
+    """N sanctions of one kind convert into one of another (2 warnings = 1 yellow card)."""
+
+    source_kind: str = Field(alias="from")
+    count: int
+    to: str
+    pool: Literal["team", "subject"] = "team"
+    source: str = ""
+    interpretation: Notes = []
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Accumulation(Model):
+    """A team is sanctioned when N punished violations of it or its members are valid at once."""
+
+    count: int
+    ignore: list[str] = []  # sanction kinds that do not make a ruling count
+    gives: list[Sanction]
+    source: str = ""
+    interpretation: Notes = []
+
+
+class Validity(Model):
+    months: int
+    between_stages_detail: str = "between_stages"
+    next_tournament_detail: str = "next_tournament"
+    source: str = ""
+    interpretation: Notes = []
+
+
+class Aggravation(Model):
+    """While a subject holds a valid sanction, the next one must be stricter: decided later."""
+
+    decided_by: list[str] = []  # roles
+    source: str = ""
+    interpretation: Notes = []
+
+
+class Appeals(Model):
+    heard_by: list[str]
+    frivolous: Outcome | None = None
+    source: str = ""
+    interpretation: Notes = []
+
+
+class Scoring(Model):
+    """How game results score (used by standings)."""
+
+    kind: Literal["points", "match-points"]
+    scale: int | None = None  # points shared in a game (e.g. 20)
+    win: int = 3
+    draw: int = 1
+    loss: int = 0
+    source: str = ""
+
+
+class Rulebook(Model):
+    id: str
+    title: Text
+    edition: str
+    editions: list[Edition] = []
+    documents: dict[str, Document] = {}
+    levels: list[Level] = []
+    settings: dict[str, Setting] = {}
+    roles: dict[str, Role] = {}
+    common_details: dict[str, Detail] = {}  # inputs every infraction of this rulebook reads
+    sanctions: list[SanctionKind]
+    ladder: list[str] = []
+    repeats: RepeatPolicy
+    no_penalty_after_disqualification: Note | None = None
+    stacking: Stacking | None = None
+    conversions: list[Conversion] = []
+    accumulation: list[Accumulation] = []
+    validity: Validity | None = None
+    aggravation: Aggravation | None = None
+    appeals: Appeals | None = None
+    scoring: Scoring | None = None
+    infractions: list[Infraction]
+    notes: Notes = []
+
+    @model_validator(mode="after")
+    def _check_references(self) -> Rulebook:
+        kinds = {k.id for k in self.sanctions}
+        levels = {lv.id for lv in self.levels}
+        problems: list[str] = []
+
+        def kind(ref: str, where: str) -> None:
+            if ref not in kinds:
+                problems.append(f"{where}: sanction kind {ref!r} is not defined")
+
+        for k in self.sanctions:
+            for att in k.comes_with:
+                kind(att.kind, f"sanctions.{k.id}.comes_with")
+            if k.issued_only_by:
+                kind(k.issued_only_by.otherwise, f"sanctions.{k.id}.issued_only_by.otherwise")
+            if k.lost_while:
+                kind(k.lost_while.held, f"sanctions.{k.id}.lost_while.held")
+                kind(k.lost_while.becomes, f"sanctions.{k.id}.lost_while.becomes")
+        for ref in self.ladder:
+            kind(ref, "ladder")
+        for conv in self.conversions:
+            kind(conv.source_kind, "conversions.from")
+            kind(conv.to, "conversions.to")
+        seen: set[str] = set()
+        for inf in self.infractions:
+            where = f"infractions.{inf.id}"
+            if inf.id in seen:
+                problems.append(f"{where}: defined twice")
+            seen.add(inf.id)
+            names = inf.names() | frozenset(self.common_details)
+            for path, outcome in _outcomes(inf):
+                for sub, spec in _specs(outcome):
+                    kind(spec.kind, f"{where}.{path}{sub}")
+                    for f in (spec.formula, spec.when, *(w.when for w in spec.waived_when)):
+                        _check_names(f, names, f"{where}.{path}{sub}", problems)
+            for f in _conditions(inf):
+                _check_names(f, names, where, problems)
+            if isinstance(inf.penalty, dict):
+                for lv in inf.penalty:
+                    if lv not in levels:
+                        problems.append(f"{where}.penalty: level {lv!r} is not defined")
+            if inf.applies:
+                for lv in inf.applies.levels:
+                    if lv not in levels:
+                        problems.append(f"{where}.applies.levels: level {lv!r} is not defined")
+                for s in inf.applies.settings:
+                    if s not in self.settings:
+                        problems.append(f"{where}.applies.settings: setting {s!r} is not defined")
+        for inf in self.infractions:
+            if inf.cancels:
+                for ref in inf.cancels.infractions:
+                    if ref not in seen:
+                        problems.append(f"infractions.{inf.id}.cancels: {ref!r} is not defined")
+        if self.appeals:
+            for role in self.appeals.heard_by:
+                if role not in self.roles:
+                    problems.append(f"appeals.heard_by: role {role!r} is not defined")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    # Lookups used on every event are built once.
+    def model_post_init(self, __context: Any) -> None:
+        object.__setattr__(self, "_kinds", {k.id: k for k in self.sanctions})
+        object.__setattr__(self, "_infractions", {i.id: i for i in self.infractions})
+
+    def kind(self, kind_id: str) -> SanctionKind:
+        kinds: dict[str, SanctionKind] = self._kinds  # type: ignore[attr-defined]
+        return kinds[kind_id]
+
+    def infraction(self, infraction_id: str) -> Infraction | None:
+        infs: dict[str, Infraction] = self._infractions  # type: ignore[attr-defined]
+        return infs.get(infraction_id)
+
+    def level_ids(self) -> list[str]:
+        return [lv.id for lv in self.levels]
+
+
+def _outcomes(inf: Infraction | Variant) -> list[tuple[str, Outcome]]:
+    out: list[tuple[str, Outcome]] = []
+    if isinstance(inf.penalty, Outcome):
+        out.append(("penalty", inf.penalty))
+    elif isinstance(inf.penalty, dict):
+        out.extend((f"penalty.{lv}", o) for lv, o in inf.penalty.items() if o is not None)
+    for i, o in enumerate(inf.repeats or []):
+        out.append((f"repeats[{i}]", o))
+    if isinstance(inf, Infraction):
+        for i, var in enumerate(inf.variants):
+            out.extend((f"variants[{i}].{p}", o) for p, o in _outcomes(var))
+    return out
+
+
+def _specs(outcome: Outcome) -> list[tuple[str, Sanction]]:
+    out = [(f".sanctions[{i}]", s) for i, s in enumerate(outcome.sanctions)]
+    for name, specs in outcome.options.items():
+        out.extend((f".options.{name}[{i}]", s) for i, s in enumerate(specs))
+    if outcome.points:
+        out.extend((f".points.with[{i}]", s) for i, s in enumerate(outcome.points.with_))
+    return out
+
+
+def _conditions(inf: Infraction) -> list[Formula | None]:
+    out: list[Formula | None] = [np.when for np in inf.no_penalty_when]
+    out += [d.required_if for d in inf.details.values()]
+    if inf.also_penalise:
+        out.append(inf.also_penalise.when)
+    for red in inf.reductions:
+        out += [red.when, red.formula]
+    for var in inf.variants:
+        out.append(var.when)
+        out += [np.when for np in var.no_penalty_when]
+    return out
+
+
+def _check_names(f: Formula | None, names: frozenset[str], where: str,
+                 problems: list[str]) -> None:
+    if f is None:
+        return
+    unknown = sorted(f.names - names)
+    if unknown:
+        problems.append(
+            f"{where}: {f.source!r} uses {', '.join(unknown)}, which the rule does not declare"
+        )
+
+
+Sanction.model_rebuild()
