@@ -128,7 +128,9 @@ class Engine:
         names = self._names(inf, ev.offender, details, ev.round)
         variant = next((v for v in inf.variants if v.when(names)), None)
         penalty = variant.penalty if variant and variant.penalty is not None else inf.penalty
-        repeats = variant.repeats if variant and variant.repeats is not None else inf.repeats
+        # a variant with its own table brings its own repeats (none when it names none)
+        repeats = (variant.repeats if variant and variant.penalty is not None
+                   else inf.repeats)
         no_penalty = [*inf.no_penalty_when, *(variant.no_penalty_when if variant else [])]
         table = self._cell(penalty)
         subjects = [ev.offender]

@@ -432,6 +432,14 @@ class Scoring(Model):
     source: str = ""
 
 
+class JudgeCall(Model):
+    """What a player must do before calling a judge, and what may follow."""
+
+    reason: Text
+    requirement: Text
+    penalty: Text
+
+
 class Rulebook(Model):
     id: str
     title: Text
@@ -454,6 +462,7 @@ class Rulebook(Model):
     appeals: Appeals | None = None
     scoring: Scoring | None = None
     infractions: list[Infraction]
+    judge_calls: list[JudgeCall] = []
     notes: Notes = []
 
     @model_validator(mode="after")
