@@ -27,7 +27,7 @@ from sudya.engine.model import (
     Ruling,
     Tournament,
 )
-from sudya.errors import RuleError, RulebookError, ScenarioError
+from sudya.errors import RulebookError, RuleError, ScenarioError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 

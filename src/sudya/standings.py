@@ -22,8 +22,8 @@ def standings(engine: Engine) -> dict[str, Any] | None:
             if s.revoked:
                 continue
             if s.score is not None:
-                a, b = (int(x) for x in s.score.split("-"))
-                fixed[(r.tournament, r.round, s.subject)] = (a, b)
+                own, other = (int(x) for x in s.score.split("-"))
+                fixed[(r.tournament, r.round, s.subject)] = (own, other)
             if book.kind(s.kind).tally == "points":
                 deductions[s.subject] = deductions.get(s.subject, 0) + (s.amount or 0)
     players: dict[str, dict[str, Any]] = {

@@ -878,8 +878,8 @@ class Engine:
                                 field="judge")
         first = rulings[0]
         if first.judge is not None and first.judge in self.roster.judges:
-            role = self.book.roles.get(self.roster.judges[first.judge].role)
-            if role is not None and role.final:
+            given_by = self.book.roles.get(self.roster.judges[first.judge].role)
+            if given_by is not None and given_by.final:
                 raise RuleError(f"the ruling for event {ev.of!r} was given by the "
                                 f"{self.roster.judges[first.judge].role}, whose decisions "
                                 "are final", field="of")

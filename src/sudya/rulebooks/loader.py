@@ -97,10 +97,8 @@ def _existing(data: Any, loc: Sequence[Any]) -> list[Any]:
     out: list[Any] = []
     node = data
     for key in loc:
-        if isinstance(node, dict) and key in node:
-            node = node[key]
-            out.append(key)
-        elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+        in_dict = isinstance(node, dict) and key in node
+        if in_dict or (isinstance(node, list) and isinstance(key, int) and key < len(node)):
             node = node[key]
             out.append(key)
         elif isinstance(node, dict | list):

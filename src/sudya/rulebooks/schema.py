@@ -7,9 +7,7 @@ here, once, and their names checked against what the rule declares.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
-
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,

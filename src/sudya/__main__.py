@@ -1,0 +1,3 @@
+from sudya.cli.main import main
+
+main()

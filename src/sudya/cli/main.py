@@ -1,0 +1,258 @@
+"""The `sudya` command: scenario replay and working with rulebooks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sudya.errors import SudyaError
+
+app = typer.Typer(
+    help="Sudya (судья): правила пенальти как работающая система. "
+         "Penalty regulations as a running system.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+rulebook_app = typer.Typer(help="Регламенты / rulebooks: show, lint, schema, diff, precedent.",
+                           no_args_is_help=True)
+app.add_typer(rulebook_app, name="rulebook")
+
+Lang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG",
+                                   help="ru (default) or en")]
+out = Console(soft_wrap=True)
+
+
+class UsageError(SudyaError):
+    code = "usage"
+
+
+def _lang(lang: str) -> str:
+    if lang not in ("ru", "en"):
+        raise UsageError(f"--lang: must be ru or en, got {lang!r}")
+    return lang
+
+
+def _book(ref: str, edition: str | None = None):  # type: ignore[no-untyped-def]
+    from sudya.rulebooks import loader
+
+    return loader.load(ref, edition)
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="scenario file (YAML or JSON)")],
+) -> None:
+    """Проиграть сценарий и вывести решения (JSON). Replay a scenario, print rulings as JSON."""
+    from sudya.scenario import load_scenario_file
+    from sudya.scenario import replay as run
+
+    result = run(load_scenario_file(file))
+    sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+
+
+@app.command()
+def rulebooks(lang: Lang = "ru") -> None:
+    """Список встроенных регламентов. List the bundled rulebooks."""
+    from sudya.rulebooks import loader
+
+    lang = _lang(lang)
+    table = Table("id", "Название" if lang == "ru" else "Title",
+                  "Редакции" if lang == "ru" else "Editions",
+                  "Уровни" if lang == "ru" else "Levels")
+    for rid in loader.bundled_ids():
+        book = loader.load(rid)
+        table.add_row(rid, book.title.get(lang), ", ".join(sorted(loader.edition_files(rid))),
+                      ", ".join(book.level_ids()) or "—")
+    out.print(table)
+
+
+@rulebook_app.command("show")
+def rulebook_show(
+    ref: Annotated[str, typer.Argument(help="rulebook id or file")],
+    level: Annotated[str | None, typer.Option(help="only this level")] = None,
+    edition: Annotated[str | None, typer.Option(help="edition (default: newest)")] = None,
+    lang: Lang = "ru",
+) -> None:
+    """Таблица нарушений. The infraction table: penalties per level, sources, marks."""
+    from sudya.rulebooks.describe import explain, special_rules
+
+    lang = _lang(lang)
+    book = _book(ref, edition)
+    levels = book.level_ids()
+    if level is not None and level not in levels:
+        raise UsageError(f"--level: unknown level {level!r} ({', '.join(levels) or 'none'})")
+    shown = [level] if level else (levels or ["*"])
+    names = {lv.id: lv.name.get(lang) for lv in book.levels}
+    table = Table("id", "Нарушение" if lang == "ru" else "Infraction",
+                  *[names.get(lv, "Пенальти" if lang == "ru" else "Penalty") for lv in shown],
+                  "Источник" if lang == "ru" else "Source", "", show_lines=True,
+                  title=f"{book.title.get(lang)} — ред. {book.edition}")
+    for inf in book.infractions:
+        exp = explain(book, inf, lang)
+        marks = ("*" if exp.interpretations else "") + ("!" if exp.conflicts else "")
+        table.add_row(inf.id, exp.name, *[exp.cells.get(lv, "") for lv in shown], inf.source,
+                      marks)
+    out.print(table)
+    legend = ("* толкование, ! расхождение источников (sudya lookup ID НАРУШЕНИЕ)"
+              if lang == "ru" else
+              "* interpretation, ! conflict between sources (sudya lookup ID INFRACTION)")
+    out.print(legend)
+    for line in special_rules(book, lang):
+        out.print(f"• {line}")
+
+
+@app.command()
+def lookup(
+    ref: Annotated[str, typer.Argument(help="rulebook id or file")],
+    infraction: Annotated[str, typer.Argument(help="infraction id")],
+    level: Annotated[str | None, typer.Option(help="only this level")] = None,
+    edition: Annotated[str | None, typer.Option(help="edition (default: newest)")] = None,
+    lang: Lang = "ru",
+) -> None:
+    """Объяснить одно нарушение. Explain one infraction: penalty, source, special rules."""
+    from sudya.rulebooks.describe import explain, label
+
+    lang = _lang(lang)
+    book = _book(ref, edition)
+    inf = book.infraction(infraction)
+    if inf is None:
+        raise UsageError(f"INFRACTION: unknown infraction {infraction!r} in {book.id}")
+    if level is not None and level not in book.level_ids():
+        raise UsageError(f"--level: unknown level {level!r} "
+                         f"({', '.join(book.level_ids()) or 'none'})")
+    exp = explain(book, inf, lang)
+    out.print(f"[bold]{exp.name}[/bold] ({exp.id})")
+    if exp.description:
+        out.print(exp.description)
+    names = {lv.id: lv.name.get(lang) for lv in book.levels}
+    for lv, cell in exp.cells.items():
+        if level is None or lv == level:
+            title = names.get(lv, label(lang, "penalty"))
+            out.print(f"{title}: {cell}")
+    for line in exp.lines:
+        out.print(line)
+    out.print(f"{label(lang, 'source')}: {exp.source}")
+    for line in exp.interpretations:
+        out.print(f"* {label(lang, 'interpretation')}: {line}")
+    for line in exp.conflicts:
+        out.print(f"! {label(lang, 'conflict')}: {line}")
+    for line in exp.notes:
+        out.print(f"- {label(lang, 'note')}: {line}")
+    if book.judge_calls and inf.before_calling_judge is None:
+        return
+    for call in book.judge_calls:
+        out.print(f"{label(lang, 'before')} — {call.reason.get(lang)}: "
+                  f"{call.requirement.get(lang)}")
+
+
+@rulebook_app.command("schema")
+def rulebook_schema() -> None:
+    """JSON Schema формата регламента. Print the rulebook JSON Schema."""
+    from sudya.rulebooks.schema import Rulebook
+
+    sys.stdout.write(json.dumps(Rulebook.model_json_schema(), ensure_ascii=False, indent=2)
+                     + "\n")
+
+
+@rulebook_app.command("lint")
+def rulebook_lint(
+    ref: Annotated[str, typer.Argument(help="rulebook id or file")],
+) -> None:
+    """Проверить регламент. Lint: errors exit 1; interpretations and conflicts are notes."""
+    from sudya.rulebooks.lint import lint
+
+    findings = lint(ref)
+    for f in findings:
+        out.print(f.line(), markup=False, highlight=False)
+    errors = sum(1 for f in findings if f.severity == "error")
+    notes = len(findings) - errors
+    out.print(f"{errors} error(s), {notes} note(s)")
+    if errors:
+        raise typer.Exit(1)
+
+
+@rulebook_app.command("diff")
+def rulebook_diff(
+    ref: Annotated[str, typer.Argument(help="bundled rulebook id")],
+    edition_a: Annotated[str, typer.Argument()],
+    edition_b: Annotated[str, typer.Argument()],
+) -> None:
+    """Различия двух редакций. Differences between two editions."""
+    from sudya.rulebooks.editions import diff
+
+    lines = diff(_book(ref, edition_a), _book(ref, edition_b))
+    for line in lines or ["no differences"]:
+        out.print(line, markup=False, highlight=False)
+
+
+@rulebook_app.command("precedent")
+def rulebook_precedent(
+    ref: Annotated[str, typer.Argument(help="bundled rulebook id")],
+    infraction: Annotated[str, typer.Option(help="the new infraction id")],
+    name: Annotated[str, typer.Option(help="its Russian name")],
+    sanctions: Annotated[str, typer.Option(help="comma-separated sanction kinds")],
+    name_en: Annotated[str | None, typer.Option(help="its English name")] = None,
+    source: Annotated[str, typer.Option(help="the decision it comes from")] =
+        "решение коллегии (прецедент)",
+    category: Annotated[str | None, typer.Option()] = None,
+    decided_on: Annotated[str | None, typer.Option(help="ISO date (default: today)")] = None,
+    out_dir: Annotated[Path | None, typer.Option(help="where to write the edition file")] = None,
+) -> None:
+    """Прецедент → новое правило в следующей редакции. Write the next edition with a new rule."""
+    from sudya.rulebooks.editions import write_precedent
+
+    kinds = [k.strip() for k in sanctions.split(",") if k.strip()]
+    if not kinds:
+        raise UsageError("--sanctions: name at least one sanction kind")
+    try:
+        day = dt.date.fromisoformat(decided_on) if decided_on else dt.date.today()
+    except ValueError:
+        raise UsageError(f"--decided-on: not an ISO date: {decided_on!r}") from None
+    path = write_precedent(ref, infraction=infraction, name_ru=name, name_en=name_en or name,
+                           sanctions=kinds, source=source, decided_on=day, category=category,
+                           out_dir=out_dir)
+    out.print(f"{path}", markup=False, highlight=False)
+
+
+@app.command()
+def demo(lang: Lang = "ru") -> None:
+    """Демонстрация: проиграть встроенный сценарий турнира. Replay a demo tournament."""
+    from sudya.scenario import load_scenario_file
+    from sudya.scenario import replay as run
+
+    lang = _lang(lang)
+    path = Path(__file__).parent.parent / "demo" / "berserk-demo.yaml"
+    result = run(load_scenario_file(path))
+    table = Table("event", "игрок" if lang == "ru" else "player",
+                  "нарушение" if lang == "ru" else "infraction",
+                  "причина" if lang == "ru" else "cause",
+                  "пенальти" if lang == "ru" else "penalties",
+                  title=("Демо-турнир «Берсерк» (professional)" if lang == "ru"
+                         else "Demo tournament, Berserk (professional)"))
+    for r in result["rulings"]:
+        table.add_row(r["event"], r["subject"], r["infraction"] or "—", r["cause"],
+                      ", ".join(s["kind"] + (" (+)" if s.get("attached") else "")
+                                for s in r["sanctions"]) or "—")
+    out.print(table)
+    out.print(f"sudya replay {path}")
+
+
+def main() -> None:
+    """Entry point: user errors print one line and exit 2, never a traceback."""
+    if os.environ.get("SUDYA_DEBUG"):
+        app()
+        return
+    try:
+        app()
+    except SudyaError as exc:
+        sys.stderr.write(f"sudya: {exc}\n")
+        sys.exit(2)

@@ -1,0 +1,96 @@
+"""Editions of a rulebook: precedents become rules of the next edition; editions compared."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+
+from sudya.errors import RulebookError
+from sudya.rulebooks import loader
+from sudya.rulebooks.schema import Rulebook
+
+
+def write_precedent(rulebook_id: str, *, infraction: str, name_ru: str, name_en: str,
+                    sanctions: list[str], source: str, decided_on: dt.date,
+                    category: str | None = None, out_dir: Path | None = None) -> Path:
+    """Write the next edition of a bundled rulebook with one new rule; return its path."""
+    files = loader.edition_files(rulebook_id)
+    if not files:
+        raise RulebookError(f"unknown rulebook {rulebook_id!r}")
+    newest = max(files, key=int)
+    current = loader.load(rulebook_id, newest)
+    if current.infraction(infraction) is not None:
+        raise RulebookError(f"infraction {infraction!r} already exists in edition {newest}")
+    for kind in sanctions:
+        try:
+            current.kind(kind)
+        except KeyError:
+            known = ", ".join(k.id for k in current.sanctions)
+            raise RulebookError(f"--sanctions: unknown sanction kind {kind!r} ({known})") from None
+    yaml = YAML(typ="rt")
+    yaml.width = 100
+    data = yaml.load(files[newest].read_text(encoding="utf-8"))
+    new_edition = str(int(newest) + 1)
+    data["edition"] = new_edition
+    entry = CommentedMap()
+    entry["id"] = new_edition
+    entry["date"] = decided_on
+    entry["in_force_from"] = "next-tournament"
+    entry["summary"] = {
+        "ru": f"Прецедент коллегии: новое нарушение {infraction} «{name_ru}».",
+        "en": f"College precedent: new infraction {infraction} «{name_en}».",
+    }
+    data.setdefault("editions", []).append(entry)
+    rule = CommentedMap()
+    rule["id"] = infraction
+    if category:
+        rule["category"] = category
+    rule["name"] = {"ru": name_ru, "en": name_en}
+    rule["source"] = source
+    rule["penalty"] = list(sanctions)
+    rule["notes"] = [{
+        "ru": f"Прецедент: решение коллегии от {decided_on.isoformat()}, действует со следующего "
+              "турнира.",
+        "en": f"Precedent: the college's decision of {decided_on.isoformat()}, in force from "
+              "the next tournament.",
+        "source": source,
+    }]
+    data["infractions"].append(rule)
+    buf = io.StringIO()
+    yaml.dump(data, buf)
+    text = buf.getvalue()
+    target_dir = out_dir or files[newest].parent
+    target = target_dir / f"{rulebook_id}.{new_edition}.yaml"
+    loader.validate(loader.parse_yaml(text, str(target)), str(target))  # never write a broken one
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def diff(a: Rulebook, b: Rulebook) -> list[str]:
+    """Human-readable differences between two editions."""
+    lines: list[str] = []
+    lines += _diff_items("infraction", {i.id: i.model_dump(mode="json") for i in a.infractions},
+                         {i.id: i.model_dump(mode="json") for i in b.infractions})
+    lines += _diff_items("sanction", {k.id: k.model_dump(mode="json") for k in a.sanctions},
+                         {k.id: k.model_dump(mode="json") for k in b.sanctions})
+    skip = {"infractions", "sanctions", "edition", "editions"}
+    da, db = a.model_dump(mode="json"), b.model_dump(mode="json")
+    for key in sorted(set(da) | set(db)):
+        if key not in skip and da.get(key) != db.get(key):
+            lines.append(f"~ {key}: changed")
+    return lines
+
+
+def _diff_items(what: str, a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    out = [f"+ {what} {k}" for k in b if k not in a]
+    out += [f"- {what} {k}" for k in a if k not in b]
+    for k in a:
+        if k in b and a[k] != b[k]:
+            fields = sorted(f for f in set(a[k]) | set(b[k]) if a[k].get(f) != b[k].get(f))
+            out.append(f"~ {what} {k}: {', '.join(fields)}")
+    return out

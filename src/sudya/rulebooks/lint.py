@@ -1,0 +1,164 @@
+"""A linter for regulations: what a rulebook gets wrong, and every place someone had to choose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sudya.errors import RulebookError
+from sudya.rulebooks import loader
+from sudya.rulebooks.schema import Infraction, Note, Outcome, Rulebook, _outcomes, _specs
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str  # "error" or "note"
+    where: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.severity}: {self.where}: {self.message}"
+
+
+def lint(ref: str) -> list[Finding]:
+    """Lint a bundled rulebook id or a rulebook file."""
+    try:
+        book = loader.load(ref)
+    except RulebookError as exc:
+        head, _, rest = str(exc).partition(": ")
+        problems = rest.split("; ") if rest else [str(exc)]
+        return [Finding("error", head, p) for p in problems]
+    return lint_book(book)
+
+
+def lint_book(book: Rulebook) -> list[Finding]:
+    findings: list[Finding] = []
+    findings += _never_apply(book)
+    findings += _unreachable_ladder(book)
+    findings += _unused_kinds(book)
+    findings += _recorded_notes(book)
+    return findings
+
+
+def _never_apply(book: Rulebook) -> list[Finding]:
+    out: list[Finding] = []
+    levels = book.level_ids()
+    for inf in book.infractions:
+        where = f"infractions.{inf.id}"
+        usable = set(levels) if levels else {"*"}
+        if isinstance(inf.penalty, dict):
+            usable = {lv for lv, cell in inf.penalty.items() if cell is not None}
+        elif inf.penalty is None and not inf.variants:
+            out.append(Finding("error", where, "has no penalty table at all"))
+            continue
+        if inf.applies and inf.applies.levels:
+            usable &= set(inf.applies.levels)
+        if not usable:
+            out.append(Finding("error", where, "can never apply: no level both allows it "
+                                               "and has a penalty for it"))
+        if inf.applies:
+            for name, wanted in inf.applies.settings.items():
+                spec = book.settings.get(name)
+                kinds = {"bool": bool, "int": int, "str": str}
+                if spec is not None and not isinstance(wanted, kinds[spec.type]):
+                    out.append(Finding("error", where,
+                                       f"can never apply: settings.{name} is a {spec.type}, "
+                                       f"the condition asks for {wanted!r}"))
+        out += _empty_outcomes(inf, where)
+    return out
+
+
+def _empty_outcomes(inf: Infraction, where: str) -> list[Finding]:
+    out = []
+    for path, outcome in _outcomes(inf):
+        if not outcome.sanctions and not outcome.is_choice:
+            out.append(Finding("note", f"{where}.{path}", "gives no sanction"))
+    return out
+
+
+def _principals(book: Rulebook) -> set[str]:
+    kinds: set[str] = set()
+    for inf in book.infractions:
+        for _path, outcome in _outcomes(inf):
+            kinds.update(spec.kind for _sub, spec in _specs(outcome))
+    if book.appeals and book.appeals.frivolous:
+        kinds.update(spec.kind for _sub, spec in _specs(book.appeals.frivolous))
+    for acc in book.accumulation:
+        kinds.update(s.kind for s in acc.gives)
+    for conv in book.conversions:
+        kinds.add(conv.to)
+    for k in book.sanctions:
+        if k.issued_only_by:
+            kinds.add(k.issued_only_by.otherwise)
+        if k.lost_while:
+            kinds.add(k.lost_while.becomes)
+    return kinds
+
+
+def _unreachable_ladder(book: Rulebook) -> list[Finding]:
+    """Ladder steps neither a table gives nor a repeat or stacking can reach."""
+    if not book.ladder:
+        return []
+    by_rank = {book.kind(k).rank: k for k in book.ladder}
+    reached = {k for k in _principals(book) if k in book.ladder}
+    ranks = sorted(by_rank)
+    # a repeat or stacking walks one rank up from anything a table gives
+    for kind in _principals(book):
+        r = book.kind(kind).rank
+        higher = [x for x in ranks if x > r]
+        if higher and book.repeats.mode == "escalate":
+            reached.add(by_rank[higher[0]])
+    frontier = list(reached)
+    while frontier and book.repeats.mode == "escalate":
+        r = book.kind(frontier.pop()).rank
+        higher = [x for x in ranks if x > r]
+        if higher and by_rank[higher[0]] not in reached:
+            reached.add(by_rank[higher[0]])
+            frontier.append(by_rank[higher[0]])
+    return [Finding("error", f"ladder.{k}", "no table, repeat or stacking can ever reach this "
+                                            "step") for k in book.ladder if k not in reached]
+
+
+def _unused_kinds(book: Rulebook) -> list[Finding]:
+    used = _principals(book) | set(book.ladder)
+    for k in book.sanctions:
+        used.update(a.kind for a in k.comes_with)
+    return [Finding("note", f"sanctions.{k.id}", "no rule ever gives this sanction")
+            for k in book.sanctions if k.id not in used]
+
+
+def _note(where: str, label: str, n: Note) -> Finding:
+    src = f" [{n.source}]" if n.source else ""
+    return Finding("note", where, f"{label}: {n.en}{src}")
+
+
+def _recorded_notes(book: Rulebook) -> list[Finding]:
+    """Every interpretation and source conflict the rulebook records."""
+    out: list[Finding] = []
+    for name, setting in book.settings.items():
+        out += [_note(f"settings.{name}", "interpretation", n) for n in setting.interpretation]
+    for rid, role in book.roles.items():
+        out += [_note(f"roles.{rid}", "interpretation", n) for n in role.interpretation]
+    for k in book.sanctions:
+        out += [_note(f"sanctions.{k.id}", "interpretation", n) for n in k.interpretation]
+    for section, notes in (
+        ("stacking", book.stacking.interpretation if book.stacking else []),
+        ("validity", book.validity.interpretation if book.validity else []),
+        ("aggravation", book.aggravation.interpretation if book.aggravation else []),
+        ("appeals", book.appeals.interpretation if book.appeals else []),
+    ):
+        out += [_note(section, "interpretation", n) for n in notes]
+    for conv in book.conversions:
+        out += [_note(f"conversions.{conv.source_kind}", "interpretation", n)
+                for n in conv.interpretation]
+    for acc in book.accumulation:
+        out += [_note("accumulation", "interpretation", n) for n in acc.interpretation]
+    for inf in book.infractions:
+        where = f"infractions.{inf.id}"
+        out += [_note(where, "interpretation", n) for n in inf.interpretation]
+        out += [_note(where, "conflict", n) for n in inf.conflicts]
+        if inf.cancels:
+            out.append(_note(where, "interpretation", inf.cancels.note))
+        for var in inf.variants:
+            if isinstance(var.penalty, Outcome) and var.penalty.note:
+                out.append(Finding("note", where, f"variant: {var.penalty.note.en}"))
+    return out
