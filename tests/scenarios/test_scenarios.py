@@ -67,12 +67,11 @@ def expected_shape(expected: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_scenario(path: Path) -> None:
-    scenario = load_scenario_file(path)
     error_file = path.with_suffix(".error.txt")
     expected_file = path.with_name(path.stem + ".expected.json")
     if error_file.exists():
         with pytest.raises(ScenarioError) as info:
-            replay(scenario)
+            replay(load_scenario_file(path))
         message = str(info.value)
         assert "\n" not in message
         for needle in error_file.read_text(encoding="utf-8").splitlines():
@@ -80,7 +79,7 @@ def test_scenario(path: Path) -> None:
                 assert needle.strip() in message
         return
     expected = json.loads(expected_file.read_text(encoding="utf-8"))
-    result = replay(scenario)
+    result = replay(load_scenario_file(path))
     assert normalise(result, expected) == expected_shape(expected)
     if "rulebook" in expected:
         assert result["rulebook"]["id"] == expected["rulebook"]["id"]

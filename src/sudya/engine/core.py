@@ -135,7 +135,9 @@ class Engine:
         table = self._cell(penalty)
         subjects = [ev.offender]
         ap = inf.also_penalise
-        if ap and ap.when(names):
+        # an event that draws no penalty is one ruling about its player, nobody else
+        no_sanction = any(np.when(names) for np in no_penalty)
+        if ap and not no_sanction and ap.when(names):
             other = details.get(ap.detail)
             if other and other != ev.offender:
                 subjects.append(other)

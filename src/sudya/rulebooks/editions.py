@@ -64,7 +64,7 @@ def write_precedent(rulebook_id: str, *, infraction: str, name_ru: str, name_en:
     buf = io.StringIO()
     yaml.dump(data, buf)
     text = buf.getvalue()
-    target_dir = out_dir or files[newest].parent
+    target_dir = out_dir or loader.search_path()[0]
     target = target_dir / f"{rulebook_id}.{new_edition}.yaml"
     loader.validate(loader.parse_yaml(text, str(target)), str(target))  # never write a broken one
     target.write_text(text, encoding="utf-8")

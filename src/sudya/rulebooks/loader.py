@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -123,13 +124,26 @@ def load_file(path: str | Path) -> Rulebook:
     return validate(read_yaml(p), str(p))
 
 
+def search_path() -> list[Path]:
+    """Folders holding rulebook editions: SUDYA_RULEBOOK_PATH (first) and the bundled ones."""
+    extra = [Path(p) for p in os.environ.get("SUDYA_RULEBOOK_PATH", "").split(os.pathsep) if p]
+    return [*extra, BUNDLED]
+
+
 def bundled_ids() -> list[str]:
-    """The ids of the rulebooks shipped with Sudya."""
-    return sorted({p.name.split(".")[0] for p in BUNDLED.glob("*.yaml")})
+    """The ids of the rulebooks shipped with Sudya (and found on SUDYA_RULEBOOK_PATH)."""
+    return sorted({p.name.split(".")[0] for d in search_path() for p in d.glob("*.yaml")})
 
 
-def edition_files(rulebook_id: str, directory: Path = BUNDLED) -> dict[str, Path]:
-    """Edition id -> file for a bundled rulebook (`ID.yaml` is edition 1, `ID.N.yaml` N)."""
+def edition_files(rulebook_id: str) -> dict[str, Path]:
+    """Edition id -> file (`ID.yaml` is edition 1, `ID.N.yaml` edition N); earlier folders win."""
+    files: dict[str, Path] = {}
+    for directory in reversed(search_path()):
+        files.update(_editions_in(rulebook_id, directory))
+    return files
+
+
+def _editions_in(rulebook_id: str, directory: Path) -> dict[str, Path]:
     files: dict[str, Path] = {}
     for p in directory.glob(f"{rulebook_id}*.yaml"):
         stem = p.name[: -len(".yaml")]
