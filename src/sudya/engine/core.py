@@ -72,8 +72,13 @@ class Engine:
         self._by_infraction: dict[tuple[int, str, str], list[Ruling]] = defaultdict(list)
         # subject -> sanctions it bears (for validity, aggravation, lost_while)
         self._held: dict[str, list[Sanction]] = defaultdict(list)
+        # subject -> kind (None: any punishment) -> the last day it holds one
+        self._until: dict[str, dict[str | None, dt.date]] = {}
+        self._windows: dict[tuple[dt.date, Any], dt.date] = {}
         # tournament-scoped pools
         self._stack: dict[str, list[Sanction]] = defaultdict(list)
+        self._stack_dirty: set[str] = set()
+        self._player_order = {p: i for i, p in enumerate(roster.players)}
         self._conv: dict[tuple[str, str], list[Sanction]] = defaultdict(list)
         self._out: dict[str, list[Sanction]] = defaultdict(list)  # status sanctions
         self._accum: dict[str, list[Ruling]] = defaultdict(list)
@@ -81,6 +86,7 @@ class Engine:
         self._reduced: set[tuple[str, str]] = set()
         self._ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         self.results: list[tuple[Result, int]] = []
+        self._tournament_dates = {tournament.index: tournament.date}
 
     # ------------------------------------------------------------------ dispatch
     def apply(self, event: Event) -> list[Ruling]:
@@ -108,7 +114,9 @@ class Engine:
             level=ev.level if ev.level is not None else self.t.level,
             settings=ev.settings if ev.settings is not None else self.t.settings,
         )
+        self._tournament_dates[self.t.index] = self.t.date
         self._stack.clear()
+        self._stack_dirty.clear()
         self._conv.clear()
         self._out.clear()
 
@@ -282,11 +290,15 @@ class Engine:
         for name, raw in given.items():
             d = spec.get(name)
             values[name] = raw if d is None else self._detail_value(name, d, raw)
+        names: dict[str, Any] | None = None
         for name, d in spec.items():
-            missing = values.get(name) is None
-            if missing and (d.required or (d.required_if and d.required_if(
-                    {**{n: values.get(n) for n in spec}, **self._context_names()}))):
-                raise RuleError(f"required by {inf.id}", field=f"details.{name}")
+            if values.get(name) is not None or not (d.required or d.required_if):
+                continue
+            if not d.required:
+                names = names or {**values, **self._context_names()}
+                if not (d.required_if and d.required_if(names)):
+                    continue
+            raise RuleError(f"required by {inf.id}", field=f"details.{name}")
         return values
 
     def _detail_value(self, name: str, d: Detail, raw: Any) -> Any:
@@ -349,18 +361,34 @@ class Engine:
             return False
         if self.book.repeats.scope == "validity":
             if ruling.pending:
-                return self._window(ruling.date or day, ruling.details) >= day
+                start = self._tournament_dates[ruling.tournament]
+                return self._window(start, ruling.details) >= day
             return any(s.valid_on(day) for s in live)
         return True
 
     def _holds_valid(self, subject: str, day: dt.date) -> bool:
-        return any(
-            s.valid_on(day) and not self.book.kind(s.kind).flag
-            for s in self._held.get(subject, ())
-        )
+        """Holds any valid sanction that is a punishment (flags for officials don't count)."""
+        until = self._until.get(subject, {}).get(None)
+        return until is not None and until >= day
 
     def _holds_kind(self, subject: str, kind: str, day: dt.date) -> bool:
-        return any(s.kind == kind and s.valid_on(day) for s in self._held.get(subject, ()))
+        until = self._until.get(subject, {}).get(kind)
+        return until is not None and until >= day
+
+    def _track_until(self, s: Sanction) -> None:
+        until = FOREVER if s.valid_until is None else s.valid_until
+        held = self._until.setdefault(s.subject, {})
+        keys: tuple[str | None, ...] = (s.kind,) if self.book.kind(s.kind).flag else (s.kind, None)
+        for key in keys:
+            if held.get(key, dt.date.min) < until:
+                held[key] = until
+
+    def _retrack(self, subject: str) -> None:
+        """After a revocation: recompute what the subject holds."""
+        self._until.pop(subject, None)
+        for s in self._held.get(subject, ()):
+            if not s.revoked:
+                self._track_until(s)
 
     def _is_out(self, subject: str) -> bool:
         return any(not s.revoked for s in self._out.get(subject, ()))
@@ -384,7 +412,11 @@ class Engine:
                 raise RuleError("required when between_stages is true",
                                 field=f"details.{v.next_tournament_detail}")
             base = _parse_date(nxt)
-        return add_months(base, v.months)
+        key = (base, v.months)
+        until = self._windows.get(key)
+        if until is None:
+            until = self._windows[key] = add_months(base, v.months)
+        return until
 
     def _valid_until(self, kind: SanctionKind, day: dt.date,
                      details: dict[str, Any]) -> dt.date | None:
@@ -392,7 +424,8 @@ class Engine:
             return None
         if not kind.expires:
             return FOREVER
-        return self._window(day, details)
+        # 003 «Срок действия»: two months count from the tournament, not the moment
+        return self._window(self.t.date, details)
 
     def _bearer(self, kind: SanctionKind, spec_subject: str | None, offender: str) -> str:
         lands = spec_subject or kind.lands_on
@@ -552,6 +585,7 @@ class Engine:
         s.seq = self._seq
         s.ruling = ruling
         self._held[s.subject].append(s)
+        self._track_until(s)
         kind = self.book.kind(s.kind)
         if kind.status:
             self._out[s.subject].append(s)
@@ -560,6 +594,7 @@ class Engine:
             if ruling.derived and not st.counts_derived:
                 return
             self._stack[s.subject].append(s)
+            self._stack_dirty.add(s.subject)
         for conv in self.book.conversions:
             if conv.source_kind == s.kind:
                 self._conv[(self._pool(s.subject, conv.pool), s.kind)].append(s)
@@ -647,7 +682,10 @@ class Engine:
         st = self.book.stacking
         if st is None:
             return
-        subjects = [p for p in self.roster.players if self._stack.get(p)]
+        # only players whose pool changed since the last check can have a new three of a kind
+        order = self._player_order
+        subjects = sorted(self._stack_dirty, key=lambda p: order.get(p, len(order)))
+        self._stack_dirty.clear()
         for subject in subjects:
             while not self._is_out(subject):
                 group = self._three_of_a_kind(subject, st.count)
@@ -721,6 +759,8 @@ class Engine:
                         self._return_to_pool(u)
                 queue += [x for x in derived.sanctions if not x.revoked]
                 self._record(undo)
+        for subject in touched:
+            self._retrack(subject)
         if self.book.conversions and touched:
             self._convert(event_id, touched, day)
 
@@ -733,6 +773,7 @@ class Engine:
             if s not in pool:
                 pool.append(s)
                 pool.sort(key=lambda x: x.seq)
+                self._stack_dirty.add(s.subject)
         for conv in self.book.conversions:
             if conv.source_kind == s.kind and ruling is not None and \
                     ruling.tournament == self.t.index:

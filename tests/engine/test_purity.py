@@ -1,0 +1,56 @@
+"""The engine is pure: it imports nothing that does I/O (architecture guide, habit 1)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import sudya
+
+SRC = Path(sudya.__file__).parent
+PURE = [*sorted((SRC / "engine").glob("*.py")), SRC / "rulebooks" / "schema.py", SRC / "errors.py"]
+ALLOWED = {"__future__", "ast", "calendar", "collections", "dataclasses", "datetime", "math",
+           "typing", "simpleeval", "pydantic"}
+ALLOWED_SUDYA = ("sudya.engine", "sudya.errors", "sudya.rulebooks.schema")
+
+
+def imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_engine_modules_import_only_pure_modules() -> None:
+    offenders = {}
+    for path in PURE:
+        bad = sorted(
+            name for name in imports(path)
+            if not (name.split(".")[0] in ALLOWED or name.startswith(ALLOWED_SUDYA))
+        )
+        if bad:
+            offenders[path.name] = bad
+    assert offenders == {}
+
+
+def test_importing_the_engine_loads_no_io_library() -> None:
+    code = (
+        "import sys, sudya.engine.core, sudya.rulebooks.schema\n"
+        "bad = [m for m in ('ruamel', 'yaml', 'typer', 'rich', 'sqlalchemy', 'fastapi',"
+        " 'httpx', 'sudya.rulebooks.loader', 'sudya.scenario') if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_purity_check_would_catch_an_io_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sqlite3\nfrom pathlib import Path\n", encoding="utf-8")
+    assert imports(bad) == {"sqlite3", "pathlib"}
