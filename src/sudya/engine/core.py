@@ -87,6 +87,9 @@ class Engine:
         self._ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         self.results: list[tuple[Result, int]] = []
         self._tournament_dates = {tournament.index: tournament.date}
+        self._spec_cache: dict[str, dict[str, Detail]] = {}
+        self._note_cache: dict[str, list[str]] = {}
+        self._context: tuple[Tournament, dict[str, Any]] | None = None
 
     # ------------------------------------------------------------------ dispatch
     def apply(self, event: Event) -> list[Ruling]:
@@ -134,7 +137,11 @@ class Engine:
         day = ev.date or self.t.date
         details = self._details(inf, ev.details)
         names = self._names(inf, ev.offender, details, ev.round)
-        variant = next((v for v in inf.variants if v.when(names)), None)
+        variant = None
+        for candidate in inf.variants:
+            if candidate.when(names):
+                variant = candidate
+                break
         penalty = variant.penalty if variant and variant.penalty is not None else inf.penalty
         # a variant with its own table brings its own repeats (none when it names none)
         repeats = (variant.repeats if variant and variant.penalty is not None
@@ -165,8 +172,7 @@ class Engine:
         book = self.book
         ruling = self._new_ruling(ev.id, subject, inf.id, "table", day, ev.round, ev.judge,
                                   details)
-        ruling.notes.append(inf.source)
-        ruling.notes += [f"interpretation: {n.en}" for n in inf.interpretation]
+        ruling.notes.extend(self._notes_of(inf))
         if book.no_penalty_after_disqualification and self._is_out(subject):
             ruling.cause = "none"
             ruling.notes.append(book.no_penalty_after_disqualification.en)
@@ -282,7 +288,18 @@ class Engine:
 
     # ------------------------------------------------------------------ details
     def details_spec(self, inf: Infraction) -> dict[str, Detail]:
-        return {**self.book.common_details, **inf.details}
+        """The inputs an infraction declares, with the rulebook's common ones."""
+        spec = self._spec_cache.get(inf.id)
+        if spec is None:
+            spec = self._spec_cache[inf.id] = {**self.book.common_details, **inf.details}
+        return spec
+
+    def _notes_of(self, inf: Infraction) -> list[str]:
+        notes = self._note_cache.get(inf.id)
+        if notes is None:
+            notes = [inf.source, *(f"interpretation: {n.en}" for n in inf.interpretation)]
+            self._note_cache[inf.id] = notes
+        return notes
 
     def _details(self, inf: Infraction, given: dict[str, Any]) -> dict[str, Any]:
         spec = self.details_spec(inf)
@@ -342,7 +359,10 @@ class Engine:
         return value
 
     def _context_names(self) -> dict[str, Any]:
-        return {"tournament_level": self.t.level, "settings": dict(self.t.settings)}
+        if self._context is None or self._context[0] is not self.t:
+            self._context = (self.t, {"tournament_level": self.t.level,
+                                      "settings": dict(self.t.settings)})
+        return self._context[1]
 
     def _names(self, inf: Infraction, offender: str, details: dict[str, Any],
                round_: int | None) -> dict[str, Any]:
@@ -391,7 +411,8 @@ class Engine:
                 self._track_until(s)
 
     def _is_out(self, subject: str) -> bool:
-        return any(not s.revoked for s in self._out.get(subject, ()))
+        held = self._out.get(subject)
+        return bool(held) and any(not s.revoked for s in held)
 
     def _escalate(self, rank: int) -> str:
         ladder = self._ladder_by_rank
@@ -832,6 +853,9 @@ class Engine:
         ruling = self._new_ruling(ev.id, target.subject, target.infraction, "decision", day,
                                   target.round, ev.judge, target.details)
         ruling.resolves = ev.of
+        # §2.3: decided sanctions count their validity from the tournament of the decision,
+        # not from where (or between which stages) the violation was ruled on
+        details = self._without_validity_details(target.details)
         names = {**target.details, **self._context_names(), "offender": target.subject,
                  "round": target.round, "amount": None, "earlier_count": 0}
         if target.aggravated:
@@ -839,12 +863,12 @@ class Engine:
                 raise RuleError("an aggravated ruling needs the sanctions decided",
                                 field="sanctions")
             specs = [self._decided_spec(i, s) for i, s in enumerate(ev.sanctions)]
-            ruling.sanctions = self._build(specs, target.subject, day, target.details, names,
+            ruling.sanctions = self._build(specs, target.subject, day, details, names,
                                            ruling, inf, dry=False)
             for raw, s in zip(ev.sanctions, ruling.sanctions, strict=False):
                 if raw.get("valid_until") is not None and not s.attached:
                     s.valid_until = _parse_date(raw["valid_until"])
-            offered = self._build(outcome.sanctions, target.subject, day, target.details,
+            offered = self._build(outcome.sanctions, target.subject, day, details,
                                   names, Ruling(event="", subject="", infraction=None, cause=""),
                                   inf, dry=True)
             if not self._stricter(ruling.sanctions, offered):
@@ -856,13 +880,20 @@ class Engine:
                 raise RuleError("a decision on a judge's-choice ruling needs a choice",
                                 field="choice")
             specs = self._choose(outcome, ev.choice)
-            ruling.sanctions = self._build(specs, target.subject, day, target.details, names,
+            ruling.sanctions = self._build(specs, target.subject, day, details, names,
                                            ruling, inf)
         target.pending = False
         target.resolved_by = ev.id
         self._record(ruling)
         self._resolutions[ev.of].append(ruling)
         self._after(ev.id, [ruling], day)
+
+    def _without_validity_details(self, details: dict[str, Any]) -> dict[str, Any]:
+        v = self.book.validity
+        if v is None:
+            return details
+        drop = (v.between_stages_detail, v.next_tournament_detail)
+        return {k: val for k, val in details.items() if k not in drop}
 
     def _decided_spec(self, i: int, raw: Any) -> Spec:
         if not isinstance(raw, dict) or "kind" not in raw:

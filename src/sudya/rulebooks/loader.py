@@ -138,6 +138,8 @@ def bundled_ids() -> list[str]:
 def edition_files(rulebook_id: str) -> dict[str, Path]:
     """Edition id -> file (`ID.yaml` is edition 1, `ID.N.yaml` edition N); earlier folders win."""
     files: dict[str, Path] = {}
+    if "/" in rulebook_id or os.sep in rulebook_id or rulebook_id.endswith((".yaml", ".yml")):
+        return files  # a path, not an id
     for directory in reversed(search_path()):
         files.update(_editions_in(rulebook_id, directory))
     return files
