@@ -412,7 +412,7 @@ class Engine:
 
     def _is_out(self, subject: str) -> bool:
         held = self._out.get(subject)
-        return bool(held) and any(not s.revoked for s in held)
+        return held is not None and any(not s.revoked for s in held)
 
     def _escalate(self, rank: int) -> str:
         ladder = self._ladder_by_rank
