@@ -166,16 +166,19 @@ def rulebook_schema() -> None:
 @rulebook_app.command("lint")
 def rulebook_lint(
     ref: Annotated[str, typer.Argument(help="rulebook id or file")],
+    lang: Lang = "ru",
 ) -> None:
     """Проверить регламент. Lint: errors exit 1; interpretations and conflicts are notes."""
     from sudya.rulebooks.lint import lint
 
-    findings = lint(ref)
+    findings = lint(ref, _lang(lang))
     for f in findings:
         out.print(f.line(), markup=False, highlight=False)
     errors = sum(1 for f in findings if f.severity == "error")
     notes = len(findings) - errors
-    out.print(f"{errors} error(s), {notes} note(s)")
+    summary = (f"ошибок: {errors}, заметок: {notes}" if lang == "ru"
+               else f"{errors} error(s), {notes} note(s)")
+    out.print(summary)
     if errors:
         raise typer.Exit(1)
 

@@ -19,23 +19,23 @@ class Finding:
         return f"{self.severity}: {self.where}: {self.message}"
 
 
-def lint(ref: str) -> list[Finding]:
-    """Lint a bundled rulebook id or a rulebook file."""
+def lint(ref: str, lang: str = "en") -> list[Finding]:
+    """Lint a bundled rulebook id or a rulebook file (notes in Russian or English)."""
     try:
         book = loader.load(ref)
     except RulebookError as exc:
         head, _, rest = str(exc).partition(": ")
         problems = rest.split("; ") if rest else [str(exc)]
         return [Finding("error", head, p) for p in problems]
-    return lint_book(book)
+    return lint_book(book, lang)
 
 
-def lint_book(book: Rulebook) -> list[Finding]:
+def lint_book(book: Rulebook, lang: str = "en") -> list[Finding]:
     findings: list[Finding] = []
     findings += _never_apply(book)
     findings += _unreachable_ladder(book)
     findings += _unused_kinds(book)
-    findings += _recorded_notes(book)
+    findings += _recorded_notes(book, lang)
     return findings
 
 
@@ -126,13 +126,16 @@ def _unused_kinds(book: Rulebook) -> list[Finding]:
             for k in book.sanctions if k.id not in used]
 
 
-def _note(where: str, label: str, n: Note) -> Finding:
-    src = f" [{n.source}]" if n.source else ""
-    return Finding("note", where, f"{label}: {n.en}{src}")
-
-
-def _recorded_notes(book: Rulebook) -> list[Finding]:
+def _recorded_notes(book: Rulebook, lang: str) -> list[Finding]:
     """Every interpretation and source conflict the rulebook records."""
+    words = {"interpretation": "толкование", "conflict": "расхождение источников",
+             "variant": "вариант"} if lang == "ru" else {}
+
+    def _note(where: str, label: str, n: Note) -> Finding:
+        src = f" [{n.source}]" if n.source else ""
+        body = n.ru if lang == "ru" else n.en
+        return Finding("note", where, f"{words.get(label, label)}: {body}{src}")
+
     out: list[Finding] = []
     for name, setting in book.settings.items():
         out += [_note(f"settings.{name}", "interpretation", n) for n in setting.interpretation]
@@ -160,5 +163,7 @@ def _recorded_notes(book: Rulebook) -> list[Finding]:
             out.append(_note(where, "interpretation", inf.cancels.note))
         for var in inf.variants:
             if isinstance(var.penalty, Outcome) and var.penalty.note:
-                out.append(Finding("note", where, f"variant: {var.penalty.note.en}"))
+                note = var.penalty.note
+                out.append(Finding("note", where, f"{words.get('variant', 'variant')}: "
+                                                  f"{note.ru if lang == 'ru' else note.en}"))
     return out
