@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from sudya.errors import SudyaError
 
@@ -28,7 +28,8 @@ app.add_typer(rulebook_app, name="rulebook")
 
 Lang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG",
                                    help="ru (default) or en")]
-out = Console(soft_wrap=True)
+# rulebook texts contain brackets (`[level * attacks]`): never read them as markup
+out = Console(soft_wrap=True, markup=False, highlight=False)
 
 
 class UsageError(SudyaError):
@@ -92,7 +93,8 @@ def rulebook_show(
         raise UsageError(f"--level: unknown level {level!r} ({', '.join(levels) or 'none'})")
     shown = [level] if level else (levels or ["*"])
     names = {lv.id: lv.name.get(lang) for lv in book.levels}
-    table = Table("id", "Нарушение" if lang == "ru" else "Infraction",
+    table = Table(Column("id", overflow="fold", min_width=12),
+                  "Нарушение" if lang == "ru" else "Infraction",
                   *[names.get(lv, "Пенальти" if lang == "ru" else "Penalty") for lv in shown],
                   "Источник" if lang == "ru" else "Source", "", show_lines=True,
                   title=f"{book.title.get(lang)} — ред. {book.edition}")
@@ -108,6 +110,10 @@ def rulebook_show(
     out.print(legend)
     for line in special_rules(book, lang):
         out.print(f"• {line}")
+    for call in book.judge_calls:
+        before = "Перед вызовом судьи" if lang == "ru" else "Before calling a judge"
+        out.print(f"{before} — {call.reason.get(lang)}: {call.requirement.get(lang)} "
+                  f"({call.penalty.get(lang)})")
 
 
 @app.command()
@@ -130,7 +136,7 @@ def lookup(
         raise UsageError(f"--level: unknown level {level!r} "
                          f"({', '.join(book.level_ids()) or 'none'})")
     exp = explain(book, inf, lang)
-    out.print(f"[bold]{exp.name}[/bold] ({exp.id})")
+    out.print(f"{exp.name} ({exp.id})", style="bold")
     if exp.description:
         out.print(exp.description)
     names = {lv.id: lv.name.get(lang) for lv in book.levels}
@@ -147,11 +153,6 @@ def lookup(
         out.print(f"! {label(lang, 'conflict')}: {line}")
     for line in exp.notes:
         out.print(f"- {label(lang, 'note')}: {line}")
-    if book.judge_calls and inf.before_calling_judge is None:
-        return
-    for call in book.judge_calls:
-        out.print(f"{label(lang, 'before')} — {call.reason.get(lang)}: "
-                  f"{call.requirement.get(lang)}")
 
 
 @rulebook_app.command("schema")
@@ -173,7 +174,7 @@ def rulebook_lint(
 
     findings = lint(ref, _lang(lang))
     for f in findings:
-        out.print(f.line(), markup=False, highlight=False)
+        out.print(f.line())
     errors = sum(1 for f in findings if f.severity == "error")
     notes = len(findings) - errors
     summary = (f"ошибок: {errors}, заметок: {notes}" if lang == "ru"
@@ -194,7 +195,7 @@ def rulebook_diff(
 
     lines = diff(_book(ref, edition_a), _book(ref, edition_b))
     for line in lines or ["no differences"]:
-        out.print(line, markup=False, highlight=False)
+        out.print(line)
 
 
 @rulebook_app.command("precedent")
@@ -223,7 +224,7 @@ def rulebook_precedent(
     path = write_precedent(ref, infraction=infraction, name_ru=name, name_en=name_en or name,
                            sanctions=kinds, source=source, decided_on=day, category=category,
                            out_dir=out_dir)
-    out.print(f"{path}", markup=False, highlight=False)
+    out.print(str(path))
 
 
 @app.command()

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sudya.rulebooks.schema import Infraction, Note, Outcome, Rulebook, Sanction, Text
+from sudya.rulebooks.schema import (
+    Infraction,
+    Note,
+    Outcome,
+    Rulebook,
+    Sanction,
+    SanctionKind,
+    Text,
+    _outcomes,
+    _specs,
+)
 
 LABELS = {
     "ru": {
@@ -224,12 +234,33 @@ def explain(book: Rulebook, inf: Infraction, lang: str = "ru") -> Explanation:
         for np in var.no_penalty_when:
             exp.lines.append(f"  {label(lang, 'no_penalty')} {np.when.source}: "
                              f"{note_text(np.note, lang)}")
+    for kind in _kinds_given(book, inf):
+        rules = [*([kind.issued_only_by.note] if kind.issued_only_by else []),
+                 *([kind.lost_while.note] if kind.lost_while else []),
+                 *(carry.note for carry in kind.carry_over)]
+        exp.lines += [f"{label(lang, 'special')}: {note_text(n, lang)}" for n in rules]
     if inf.before_calling_judge:
         exp.lines.append(f"{label(lang, 'before')}: {text(inf.before_calling_judge, lang)}")
     exp.interpretations = [note_text(n, lang) for n in inf.interpretation]
     exp.conflicts = [note_text(n, lang) for n in inf.conflicts]
     exp.notes = [note_text(n, lang) for n in inf.notes]
     return exp
+
+
+def _kinds_given(book: Rulebook, inf: Infraction) -> list[SanctionKind]:
+    """Every sanction kind the infraction can give, with what always comes with it."""
+    ids: list[str] = []
+    for _path, outcome in _outcomes(inf):
+        for _sub, spec in _specs(outcome):
+            ids.append(spec.kind)
+    seen: list[str] = []
+    while ids:
+        kind_id = ids.pop(0)
+        if kind_id in seen:
+            continue
+        seen.append(kind_id)
+        ids += [a.kind for a in book.kind(kind_id).comes_with]
+    return [book.kind(k) for k in seen]
 
 
 def special_rules(book: Rulebook, lang: str) -> list[str]:

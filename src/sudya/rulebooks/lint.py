@@ -16,7 +16,8 @@ class Finding:
     message: str
 
     def line(self) -> str:
-        return f"{self.severity}: {self.where}: {self.message}"
+        where = f"{self.where}: " if self.where else ""
+        return f"{self.severity}: {where}{self.message}"
 
 
 def lint(ref: str, lang: str = "en") -> list[Finding]:
@@ -24,9 +25,8 @@ def lint(ref: str, lang: str = "en") -> list[Finding]:
     try:
         book = loader.load(ref)
     except RulebookError as exc:
-        head, _, rest = str(exc).partition(": ")
-        problems = rest.split("; ") if rest else [str(exc)]
-        return [Finding("error", head, p) for p in problems]
+        problems = exc.context.get("problems") or [str(exc)]
+        return [Finding("error", "", p) for p in problems]  # the message names the file
     return lint_book(book, lang)
 
 

@@ -83,15 +83,33 @@ def validate(data: Any, name: str) -> Rulebook:
     try:
         return Rulebook.model_validate(_plain(data))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = [p for p in err["loc"] if not (isinstance(p, str) and "[" in p)]
+        problems = _problems(data, name, exc)
+        shown = "; ".join(problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        raise RulebookError(shown + more, problems=problems) from exc
+
+
+def _problems(data: Any, name: str, exc: ValidationError) -> list[str]:
+    """One line per problem: file, line and key path (union branches reported once)."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    for err in exc.errors():
         # pydantic adds union branch names to loc; keep only keys present in the data
-        loc = _existing(data, loc)
+        raw = [p for p in err["loc"] if not (isinstance(p, str) and "[" in p)]
+        loc = _existing(data, raw)
         line = line_of(data, loc)
         where = f"{name}:{line}" if line else name
-        path = _readable_loc(data, loc) or "(top)"
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise RulebookError(f"{where}: {path}: {err['msg']}{more}") from exc
+        path = _readable_loc(data, loc)
+        if err["type"] == "missing" and raw and raw[-1] not in loc:
+            path = f"{path}.{raw[-1]}" if path else str(raw[-1])
+        if path in seen:
+            continue
+        seen.add(path)
+        message = err["msg"].removeprefix("Value error, ")
+        parts = message.split("; ") if err["type"] == "value_error" else [message]
+        for part in parts:
+            problems.append(f"{where}: {path}: {part}" if path else f"{where}: {part}")
+    return problems
 
 
 def _existing(data: Any, loc: Sequence[Any]) -> list[Any]:
