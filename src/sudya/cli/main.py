@@ -7,13 +7,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Column, Table
 
 from sudya.errors import SudyaError
+
+if TYPE_CHECKING:
+    from sudya.rulebooks.schema import Rulebook
 
 app = typer.Typer(
     help="Sudya (судья): правила пенальти как работающая система. "
@@ -28,6 +31,9 @@ app.add_typer(rulebook_app, name="rulebook")
 
 Lang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG",
                                    help="ru (default) or en")]
+RulebookRef = Annotated[str, typer.Argument(help="rulebook id or file")]
+LevelOpt = Annotated[str | None, typer.Option(help="only this level")]
+EditionOpt = Annotated[str | None, typer.Option(help="edition (default: newest)")]
 # rulebook texts contain brackets (`[level * attacks]`): never read them as markup
 out = Console(soft_wrap=True, markup=False, highlight=False)
 
@@ -42,10 +48,16 @@ def _lang(lang: str) -> str:
     return lang
 
 
-def _book(ref: str, edition: str | None = None):  # type: ignore[no-untyped-def]
+def _book(ref: str, edition: str | None = None) -> Rulebook:
     from sudya.rulebooks import loader
 
     return loader.load(ref, edition)
+
+
+def _check_level(book: Rulebook, level: str | None) -> None:
+    levels = book.level_ids()
+    if level is not None and level not in levels:
+        raise UsageError(f"--level: unknown level {level!r} ({', '.join(levels) or 'none'})")
 
 
 @app.command()
@@ -78,9 +90,9 @@ def rulebooks(lang: Lang = "ru") -> None:
 
 @rulebook_app.command("show")
 def rulebook_show(
-    ref: Annotated[str, typer.Argument(help="rulebook id or file")],
-    level: Annotated[str | None, typer.Option(help="only this level")] = None,
-    edition: Annotated[str | None, typer.Option(help="edition (default: newest)")] = None,
+    ref: RulebookRef,
+    level: LevelOpt = None,
+    edition: EditionOpt = None,
     lang: Lang = "ru",
 ) -> None:
     """Таблица нарушений. The infraction table: penalties per level, sources, marks."""
@@ -89,8 +101,7 @@ def rulebook_show(
     lang = _lang(lang)
     book = _book(ref, edition)
     levels = book.level_ids()
-    if level is not None and level not in levels:
-        raise UsageError(f"--level: unknown level {level!r} ({', '.join(levels) or 'none'})")
+    _check_level(book, level)
     shown = [level] if level else (levels or ["*"])
     names = {lv.id: lv.name.get(lang) for lv in book.levels}
     table = Table(Column("id", overflow="fold", min_width=12),
@@ -118,10 +129,10 @@ def rulebook_show(
 
 @app.command()
 def lookup(
-    ref: Annotated[str, typer.Argument(help="rulebook id or file")],
+    ref: RulebookRef,
     infraction: Annotated[str, typer.Argument(help="infraction id")],
-    level: Annotated[str | None, typer.Option(help="only this level")] = None,
-    edition: Annotated[str | None, typer.Option(help="edition (default: newest)")] = None,
+    level: LevelOpt = None,
+    edition: EditionOpt = None,
     lang: Lang = "ru",
 ) -> None:
     """Объяснить одно нарушение. Explain one infraction: penalty, source, special rules."""
@@ -132,9 +143,7 @@ def lookup(
     inf = book.infraction(infraction)
     if inf is None:
         raise UsageError(f"INFRACTION: unknown infraction {infraction!r} in {book.id}")
-    if level is not None and level not in book.level_ids():
-        raise UsageError(f"--level: unknown level {level!r} "
-                         f"({', '.join(book.level_ids()) or 'none'})")
+    _check_level(book, level)
     exp = explain(book, inf, lang)
     out.print(f"{exp.name} ({exp.id})", style="bold")
     if exp.description:
@@ -166,7 +175,7 @@ def rulebook_schema() -> None:
 
 @rulebook_app.command("lint")
 def rulebook_lint(
-    ref: Annotated[str, typer.Argument(help="rulebook id or file")],
+    ref: RulebookRef,
     lang: Lang = "ru",
 ) -> None:
     """Проверить регламент. Lint: errors exit 1; interpretations and conflicts are notes."""

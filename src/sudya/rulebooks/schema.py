@@ -148,7 +148,18 @@ class Detail(Model):
         return value
 
 
-class Sanction(Model):
+class KindShorthand(Model):
+    """A mapping with a `kind`, which YAML may write as the bare kind id."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"kind": value}
+        return value
+
+
+class Sanction(KindShorthand):
     """One sanction a table gives: a kind plus its parameters."""
 
     kind: str
@@ -160,13 +171,6 @@ class Sanction(Model):
     waived_when: Annotated[list[Waiver], BeforeValidator(_as_list)] = []
     subject: Literal["offender", "team"] | None = None
     note: Text | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _parse(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return {"kind": value}
-        return value
 
 
 class Waiver(Model):
@@ -302,19 +306,12 @@ class Authority(Model):
     note: Note
 
 
-class Attachment(Model):
+class Attachment(KindShorthand):
     """A sanction that always comes with another (or only when a condition holds)."""
 
     kind: str
     amount: int | None = None
     when: Expr | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _parse(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return {"kind": value}
-        return value
 
 
 class LostWhile(Model):
