@@ -327,13 +327,12 @@ def ruling_json(r: Ruling, with_validity: bool) -> dict[str, Any]:
     return out
 
 
-def subjects_json(engine: Engine) -> dict[str, Any]:
-    roster = engine.roster
-    book = engine.book
+def subjects_json(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> dict[str, Any]:
+    """Per player and team: status, sanctions by kind, points and ore (revoked ones left out)."""
     subjects: dict[str, dict[str, Any]] = {}
     for sid in [*roster.players, *roster.teams]:
         subjects[sid] = {"status": "active", "sanctions": {}, "points": 0, "ore": 0}
-    for r in engine.rulings:
+    for r in rulings:
         for s in r.sanctions:
             if s.revoked:
                 continue
@@ -352,19 +351,25 @@ def subjects_json(engine: Engine) -> dict[str, Any]:
     return subjects
 
 
+def result_json(book: Rulebook, roster: Roster, rulings: list[Ruling],
+                results: list[tuple[Result, int]]) -> dict[str, Any]:
+    """The replay output format, from rulings however they were obtained."""
+    from sudya.standings import standings  # local: standings are optional output
+
+    with_validity = book.validity is not None
+    out: dict[str, Any] = {
+        "rulebook": {"id": book.id, "edition": book.edition},
+        "rulings": [ruling_json(r, with_validity) for r in rulings],
+        "subjects": subjects_json(book, roster, rulings),
+    }
+    table = standings(book, roster, rulings, results)
+    if table is not None:
+        out["standings"] = table
+    return out
+
+
 def replay(scenario: dict[str, Any]) -> dict[str, Any]:
     """Replay a scenario (the dict form of a YAML/JSON scenario) and return the result."""
     prepared = Replay(scenario)
     engine, rulings = prepared.run()
-    with_validity = engine.book.validity is not None
-    out: dict[str, Any] = {
-        "rulebook": {"id": engine.book.id, "edition": engine.book.edition},
-        "rulings": [ruling_json(r, with_validity) for r in rulings],
-        "subjects": subjects_json(engine),
-    }
-    from sudya.standings import standings  # local: standings are optional output
-
-    table = standings(engine)
-    if table is not None:
-        out["standings"] = table
-    return out
+    return result_json(engine.book, engine.roster, rulings, engine.results)

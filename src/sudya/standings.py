@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from sudya.engine.core import Engine
+from sudya.engine.model import Result, Roster, Ruling
+from sudya.rulebooks.schema import Rulebook
 
 
-def standings(engine: Engine) -> dict[str, Any] | None:
+def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
+              results: list[tuple[Result, int]]) -> dict[str, Any] | None:
     """Per player and per team: game points, deductions, card points, totals."""
-    scoring = engine.book.scoring
-    if scoring is None or not engine.results:
+    scoring = book.scoring
+    if scoring is None or not results:
         return None
-    book = engine.book
-    roster = engine.roster
     # a fixed game result (e.g. 0-20) given in a round replaces that round's score
     fixed: dict[tuple[int, int | None, str], tuple[int, int]] = {}
     deductions: dict[str, int] = {}
-    for r in engine.rulings:
+    for r in rulings:
         for s in r.sanctions:
             if s.revoked:
                 continue
@@ -30,7 +30,7 @@ def standings(engine: Engine) -> dict[str, Any] | None:
         p: {"games": 0, "game_points": 0, "deductions": deductions.get(p, 0)}
         for p in roster.players
     }
-    for result, tournament in engine.results:
+    for result, tournament in results:
         a, b = result.players
         sa, sb = result.score
         if (tournament, result.round, a) in fixed:

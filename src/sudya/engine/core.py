@@ -16,6 +16,7 @@ from typing import Any
 from sudya.engine.model import (
     FOREVER,
     Appeal,
+    Correction,
     Decision,
     EndOfMatch,
     Event,
@@ -23,6 +24,7 @@ from sudya.engine.model import (
     Offence,
     Result,
     Roster,
+    RosterChange,
     Ruling,
     Sanction,
     Tournament,
@@ -86,6 +88,7 @@ class Engine:
         self._reduced: set[tuple[str, str]] = set()
         self._ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         self.results: list[tuple[Result, int]] = []
+        self.revocations: list[Sanction] = []  # in the order they were revoked
         self._tournament_dates = {tournament.index: tournament.date}
         self._spec_cache: dict[str, dict[str, Detail]] = {}
         self._note_cache: dict[str, list[str]] = {}
@@ -107,10 +110,20 @@ class Engine:
             self._appeal(event)
         elif isinstance(event, Result):
             self.results.append((event, self.t.index))
+        elif isinstance(event, Correction):
+            self._correction(event)
+        elif isinstance(event, RosterChange):
+            self._roster_change(event)
         return self.rulings[start:]
 
     # ------------------------------------------------------------------ tournaments
     def _new_tournament(self, ev: NewTournament) -> None:
+        if ev.rulebook is not None and ev.rulebook is not self.book:
+            # a new edition is in force from this tournament on (003: precedents)
+            self.book = ev.rulebook
+            self._ladder_by_rank = {ev.rulebook.kind(k).rank: k for k in ev.rulebook.ladder}
+            self._spec_cache.clear()
+            self._note_cache.clear()
         self.t = Tournament(
             index=self.t.index + 1,
             date=ev.date,
@@ -748,16 +761,19 @@ class Engine:
         return None
 
     # ------------------------------------------------------------------ revocation
-    def _revoke(self, event_id: str, sanctions: Iterable[Sanction], day: dt.date) -> None:
+    def _revoke(self, event_id: str, sanctions: Iterable[Sanction], day: dt.date,
+                by: Ruling) -> None:
         """Revoke sanctions; undo derived rulings that used them; re-run conversions."""
-        queue = [s for s in sanctions if not s.revoked]
+        queue = [(s, by) for s in sanctions if not s.revoked]
         touched: set[str] = set()
         undone: set[int] = set()
         while queue:
-            s = queue.pop(0)
+            s, revoker = queue.pop(0)
             if s.revoked:
                 continue
             s.revoked = True
+            s.revoked_by = revoker
+            self.revocations.append(s)
             touched.add(s.subject)
             for derived in self._used_by.get(s.seq, ()):
                 if derived.seq in undone or derived.revoked:
@@ -778,7 +794,7 @@ class Engine:
                     if not u.revoked:
                         u.consumed = False
                         self._return_to_pool(u)
-                queue += [x for x in derived.sanctions if not x.revoked]
+                queue += [(x, undo) for x in derived.sanctions if not x.revoked]
                 self._record(undo)
         for subject in touched:
             self._retrack(subject)
@@ -824,7 +840,7 @@ class Engine:
                 out.revokes = target.event
                 out.notes.append(cancels.note.en)
                 self._record(out)
-                self._revoke(ev.id, target.sanctions, ruling.date or self.t.date)
+                self._revoke(ev.id, target.sanctions, ruling.date or self.t.date, out)
 
     # ------------------------------------------------------------------ decisions
     def _pending_of(self, of: str, field: str = "of") -> Ruling:
@@ -934,6 +950,47 @@ class Engine:
         return bool(remaining)
 
     # ------------------------------------------------------------------ appeals
+    def _overturn(self, event_id: str, of: str, rulings: list[Ruling], judge: str | None,
+                  cause: str, note: str) -> None:
+        """Revoke the rulings of event `of` (and decisions on them) by a new record each."""
+        day = self.t.date
+        for r in rulings:
+            ruling = self._new_ruling(event_id, r.subject, r.infraction, cause, day, judge=judge)
+            ruling.revokes = of
+            ruling.notes.append(note)
+            r.revoked = True
+            if r.pending:
+                r.pending = False
+                r.resolved_by = event_id
+            self._record(ruling)
+            victims = list(r.sanctions)
+            for res in self._resolutions.get(of, ()):
+                res.revoked = True
+                victims += res.sanctions
+            self._revoke(event_id, victims, day, ruling)
+
+    def _correction(self, ev: Correction) -> None:
+        """A judge corrects a mistaken record: its rulings are revoked by a new record."""
+        rulings = [r for r in self._primary.get(ev.of, ()) if not r.revoked]
+        if not rulings:
+            raise RuleError(f"there is no standing ruling for event {ev.of!r} to correct",
+                            field="of")
+        self._check_judge(ev.judge, "decide", "correct rulings")
+        self._overturn(ev.id, ev.of, rulings, ev.judge, "correction",
+                       f"correction: {ev.reason}" if ev.reason else "correction")
+
+    def _roster_change(self, ev: RosterChange) -> None:
+        roster = self.roster
+        for player in ev.players:
+            if player not in self._player_order:
+                self._player_order[player] = len(roster.players)
+                roster.players.append(player)
+        for team, members in ev.teams.items():
+            roster.teams[team] = list(members)
+            for member in members:
+                roster.team_of[member] = team
+        roster.judges.update(ev.judges)
+
     def _appeal(self, ev: Appeal) -> None:
         rulings = [r for r in self._primary.get(ev.of, ()) if r.infraction]
         if not rulings:
@@ -966,22 +1023,8 @@ class Engine:
             ruling.notes.append("appeal: the ruling is upheld")
             self._record(ruling)
         elif ev.outcome == "overturned":
-            for r in rulings:
-                ruling = self._new_ruling(ev.id, r.subject, r.infraction, "appeal", day,
-                                          judge=ev.judge)
-                ruling.revokes = ev.of
-                ruling.notes.append("appeal: the ruling is overturned; its sanctions no "
-                                    "longer count")
-                r.revoked = True
-                if r.pending:
-                    r.pending = False
-                    r.resolved_by = ev.id
-                self._record(ruling)
-                victims = list(r.sanctions)
-                for res in self._resolutions.get(ev.of, ()):
-                    res.revoked = True
-                    victims += res.sanctions
-                self._revoke(ev.id, victims, day)
+            self._overturn(ev.id, ev.of, rulings, ev.judge, "appeal",
+                           "appeal: the ruling is overturned; its sanctions no longer count")
         elif ev.outcome == "frivolous":
             if appeals.frivolous is None:
                 raise RuleError("this rulebook gives no penalty for a frivolous appeal",

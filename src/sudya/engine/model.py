@@ -65,6 +65,27 @@ class NewTournament:
     date: dt.date
     level: str | None = None
     settings: dict[str, Any] | None = None
+    rulebook: Any = None  # the edition in force from this tournament, when it changes
+
+
+@dataclass(frozen=True, slots=True)
+class RosterChange:
+    """People join the series: players, a team's members (for this tournament), judges."""
+
+    id: str
+    players: tuple[str, ...] = ()
+    teams: dict[str, list[str]] = field(default_factory=dict)
+    judges: dict[str, Judge] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """A judge corrects a mistaken record: the rulings of event `of` stop counting."""
+
+    id: str
+    of: str
+    judge: str | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +117,8 @@ class Result:
     round: int | None = None
 
 
-Event = Offence | EndOfMatch | NewTournament | Decision | Appeal | Result
+Event = (Offence | EndOfMatch | NewTournament | Decision | Appeal | Result | Correction
+         | RosterChange)
 
 
 @dataclass(slots=True, eq=False)
@@ -114,6 +136,8 @@ class Sanction:
     consumed: bool = False  # used up by stacking or a conversion
     seq: int = 0
     ruling: Ruling | None = None
+    revoked_by: Ruling | None = None
+    ref: Any = None  # the ledger's key for this sanction, once stored
 
     def valid_on(self, day: dt.date) -> bool:
         return not self.revoked and (self.valid_until is None or self.valid_until >= day)
@@ -145,6 +169,7 @@ class Ruling:
     appealed: bool = False
     revoked: bool = False
     seq: int = 0
+    ref: Any = None  # the ledger's key for this ruling, once stored
 
     @property
     def derived(self) -> bool:

@@ -1,0 +1,13 @@
+"""Alembic environment: migrations run on the connection Sudya hands over."""
+
+from __future__ import annotations
+
+from alembic import context
+
+from sudya.db.models import Base
+
+connection = context.config.attributes["connection"]
+context.configure(connection=connection, target_metadata=Base.metadata,
+                  render_as_batch=True, compare_type=True)
+with context.begin_transaction():
+    context.run_migrations()

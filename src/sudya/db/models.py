@@ -1,0 +1,208 @@
+"""The ledger's tables. Reports, rulings, sanctions and revocations are append-only."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Audited:
+    """Who wrote a row, when, and within which request."""
+
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now,
+                                                    server_default=func.now())
+    created_by: Mapped[str] = mapped_column(String(100), default="system")
+    request_id: Mapped[str | None] = mapped_column(String(64))
+
+
+class Series(Audited, Base):
+    """An organiser's championship or league: tournaments under one rulebook."""
+
+    __tablename__ = "series"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    rulebook: Mapped[str] = mapped_column(String(200))
+    last_seq: Mapped[int] = mapped_column(Integer, default=0)  # the lock row; see services
+    tournaments: Mapped[list[Tournament]] = relationship(back_populates="series",
+                                                         order_by="Tournament.position")
+
+
+class Tournament(Audited, Base):
+    __tablename__ = "tournament"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)  # 0, 1, 2… within the series
+    name: Mapped[str] = mapped_column(String(200))
+    edition: Mapped[str] = mapped_column(String(20))
+    level: Mapped[str | None] = mapped_column(String(50))
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    date: Mapped[dt.date] = mapped_column(Date)
+    series: Mapped[Series] = relationship(back_populates="tournaments")
+    __table_args__ = (UniqueConstraint("series_id", "position"),
+                      UniqueConstraint("series_id", "name"))
+
+
+class Person(Audited, Base):
+    """A player with a stable id across tournaments and series."""
+
+    __tablename__ = "person"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    handle: Mapped[str] = mapped_column(String(100), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+
+
+class Team(Audited, Base):
+    __tablename__ = "team"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), index=True)
+    handle: Mapped[str] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(200))
+    __table_args__ = (UniqueConstraint("series_id", "handle"),)
+
+
+class Entry(Audited, Base):
+    """A person plays in a tournament (for a team, when the tournament has teams)."""
+
+    __tablename__ = "entry"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    person_id: Mapped[int] = mapped_column(ForeignKey("person.id"), index=True)
+    team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"))
+    table_no: Mapped[int | None] = mapped_column(Integer)
+    __table_args__ = (UniqueConstraint("tournament_id", "person_id"),)
+
+
+class Staff(Audited, Base):
+    """A judge (or official) of a tournament with a role from the rulebook."""
+
+    __tablename__ = "staff"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    handle: Mapped[str] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(50))
+    official: Mapped[bool] = mapped_column(Boolean, default=False)
+    __table_args__ = (UniqueConstraint("tournament_id", "handle"),)
+
+
+class Event(Audited, Base):
+    """One input to the engine, in series order: the ledger's source of truth."""
+
+    __tablename__ = "event"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), index=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    ext_id: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(30))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    idempotency_key: Mapped[str | None] = mapped_column(String(100), unique=True)
+    __table_args__ = (UniqueConstraint("series_id", "seq"),
+                      UniqueConstraint("series_id", "ext_id"))
+
+
+class Ruling(Audited, Base):
+    """What the engine decided, with its reasons, the edition and the judge."""
+
+    __tablename__ = "ruling"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id"), index=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), index=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)  # engine order within the series
+    event_ext_id: Mapped[str] = mapped_column(String(100))
+    subject: Mapped[str] = mapped_column(String(100), index=True)
+    infraction: Mapped[str | None] = mapped_column(String(100))
+    cause: Mapped[str] = mapped_column(String(30))
+    pending: Mapped[bool] = mapped_column(Boolean, default=False)
+    aggravated: Mapped[bool] = mapped_column(Boolean, default=False)
+    offered: Mapped[Any] = mapped_column(JSON, nullable=True)
+    revokes: Mapped[str | None] = mapped_column(String(100))
+    resolves: Mapped[str | None] = mapped_column(String(100))
+    applies_to: Mapped[Any] = mapped_column(JSON, nullable=True)
+    notes: Mapped[list[str]] = mapped_column(JSON, default=list)
+    edition: Mapped[str] = mapped_column(String(20))
+    judge: Mapped[str | None] = mapped_column(String(100))
+    round: Mapped[int | None] = mapped_column(Integer)
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    sanctions: Mapped[list[Sanction]] = relationship(order_by="Sanction.position",
+                                                     back_populates="ruling")
+    __table_args__ = (UniqueConstraint("series_id", "position"),)
+
+
+class Sanction(Audited, Base):
+    __tablename__ = "sanction"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ruling_id: Mapped[int] = mapped_column(ForeignKey("ruling.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(50))
+    subject: Mapped[str] = mapped_column(String(100), index=True)
+    amount: Mapped[int | None] = mapped_column(Integer)
+    score: Mapped[str | None] = mapped_column(String(20))
+    attached: Mapped[bool] = mapped_column(Boolean, default=False)
+    valid_until: Mapped[dt.date | None] = mapped_column(Date)
+    never_expires: Mapped[bool] = mapped_column(Boolean, default=False)
+    ruling: Mapped[Ruling] = relationship(back_populates="sanctions")
+
+
+class Revocation(Audited, Base):
+    """A sanction stops counting because a later ruling (appeal, cancellation…) revoked it."""
+
+    __tablename__ = "revocation"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sanction_id: Mapped[int] = mapped_column(ForeignKey("sanction.id"), unique=True)
+    ruling_id: Mapped[int] = mapped_column(ForeignKey("ruling.id"), index=True)
+
+
+class Result(Audited, Base):
+    """A game or match result, as the scorekeeper recorded it."""
+
+    __tablename__ = "result"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id"), unique=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    round: Mapped[int | None] = mapped_column(Integer)
+    player_a: Mapped[str] = mapped_column(String(100))
+    player_b: Mapped[str] = mapped_column(String(100))
+    score_a: Mapped[int] = mapped_column(Integer)
+    score_b: Mapped[int] = mapped_column(Integer)
+
+
+APPEND_ONLY = (Event, Ruling, Sanction, Revocation, Result)
+"""Rows of these tables are inserted, never updated or deleted (a trigger enforces it)."""
+
+# used by the migration to create the triggers; kept beside the models they protect
+APPEND_ONLY_TABLES = tuple(m.__tablename__ for m in APPEND_ONLY)
+
+__all__ = ["Base", "Series", "Tournament", "Person", "Team", "Entry", "Staff", "Event",
+           "Ruling", "Sanction", "Revocation", "Result", "APPEND_ONLY", "APPEND_ONLY_TABLES"]

@@ -1,0 +1,1 @@
+"""Use cases over the ledger; each call is one transaction."""

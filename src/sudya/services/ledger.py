@@ -1,0 +1,589 @@
+"""The ledger's use cases: one transaction per call; rulings computed from the stored history.
+
+The events table is the source of truth. The engine's state for a series is rebuilt by
+replaying the stored events once and then kept per process; each new event is applied to it
+inside the transaction that stores the event, after catching up with events other processes
+stored. Writers serialise per series on the series row (SQLite: BEGIN IMMEDIATE; PostgreSQL:
+the row lock of `UPDATE series SET last_seq = last_seq + 1`), so two judges recording at the
+same moment get exactly the rulings they would get one after the other.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from sudya.db import models as m
+from sudya.db.session import UnitOfWork, session_factory
+from sudya.engine.core import Engine as RulesEngine
+from sudya.engine.model import (
+    FOREVER,
+    Appeal,
+    Correction,
+    Decision,
+    EndOfMatch,
+    Event,
+    Judge,
+    NewTournament,
+    Offence,
+    Result,
+    Roster,
+    RosterChange,
+    Ruling,
+    Tournament,
+)
+from sudya.errors import RuleError, SudyaError
+from sudya.rulebooks import loader
+from sudya.rulebooks.schema import Rulebook
+
+
+class LedgerError(SudyaError):
+    """A request the ledger refuses (unknown tournament, duplicate name, bad field…)."""
+
+    code = "ledger"
+
+    def __init__(self, message: str, *, field: str = "", **context: Any) -> None:
+        super().__init__(message, **context)
+        self.field = field
+
+
+@dataclass
+class Actor:
+    """Who is writing, and the request it belongs to (recorded on every row)."""
+
+    name: str = "system"
+    request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+
+class _Retried(Exception):
+    """A retry of an event already stored under the same idempotency key."""
+
+    def __init__(self, event_id: int) -> None:
+        self.event_id = event_id
+
+
+@dataclass
+class _State:
+    """A series' engine, caught up to `seq`."""
+
+    engine: RulesEngine
+    seq: int
+    books: dict[str, Rulebook]
+    stored_revocations: int = 0  # engine.revocations already in the database
+
+
+class Ledger:
+    """Service functions over one database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.db = engine
+        self.factory = session_factory(engine)
+        self._states: dict[int, _State] = {}
+        self._lock = threading.Lock()
+
+    def uow(self) -> UnitOfWork:
+        return UnitOfWork(self.factory)
+
+    # ------------------------------------------------------------------ series & tournaments
+    def create_series(self, *, name: str, rulebook: str, actor: Actor | None = None) -> int:
+        """A new series (championship, league) under a bundled rulebook; returns its id."""
+        actor = actor or Actor()
+        _require(name, "name")
+        book = _load_book(rulebook)
+        with self.uow().begin() as s:
+            if s.scalar(select(m.Series.id).where(m.Series.name == name)) is not None:
+                raise LedgerError(f"a series named {name!r} already exists", field="name")
+            series = m.Series(name=name, rulebook=book.id, last_seq=0,
+                              created_by=actor.name, request_id=actor.request_id)
+            s.add(series)
+            s.flush()
+            return series.id
+
+    def create_tournament(self, *, series: int | str, name: str, date: dt.date,
+                          level: str | None = None, settings: dict[str, Any] | None = None,
+                          edition: str | None = None, actor: Actor | None = None) -> int:
+        """A new tournament of a series; the rulebook edition in force is recorded on it."""
+        actor = actor or Actor()
+        _require(name, "name")
+        with self.uow().begin() as s:
+            row = self._series(s, series)
+            book = _load_book(row.rulebook, edition)
+            if book.levels and level not in book.level_ids():
+                raise LedgerError(f"level must be one of {', '.join(book.level_ids())}",
+                                  field="level")
+            if not book.levels and level is not None:
+                raise LedgerError(f"{book.id} has no levels", field="level")
+            for key in settings or {}:
+                if key not in book.settings:
+                    raise LedgerError(f"unknown setting {key!r}", field=f"settings.{key}")
+            if s.scalar(select(m.Tournament.id).where(
+                    m.Tournament.series_id == row.id, m.Tournament.name == name)) is not None:
+                raise LedgerError(f"the series already has a tournament named {name!r}",
+                                  field="name")
+            position = len(row.tournaments)
+            t = m.Tournament(series_id=row.id, position=position, name=name,
+                             edition=book.edition, level=level, settings=dict(settings or {}),
+                             date=date, created_by=actor.name, request_id=actor.request_id)
+            s.add(t)
+            s.flush()
+            payload = {"date": date.isoformat(), "level": level,
+                       "settings": dict(settings or {}), "edition": book.edition}
+            self._append(s, row, t, "tournament", f"~tournament-{t.id}", payload, None, actor)
+            return t.id
+
+    # ------------------------------------------------------------------ people
+    def add_player(self, *, tournament: int, handle: str, name: str | None = None,
+                   team: str | None = None, table: int | None = None,
+                   actor: Actor | None = None) -> None:
+        """Register a person (created on first sight) for a tournament, optionally in a team."""
+        actor = actor or Actor()
+        _require(handle, "handle")
+        with self.uow().begin() as s:
+            t, series = self._tournament(s, tournament)
+            person = self._person(s, handle, name, actor)
+            if s.scalar(select(m.Entry.id).where(m.Entry.tournament_id == t.id,
+                                                 m.Entry.person_id == person.id)):
+                raise LedgerError(f"{handle!r} is already registered", field="handle")
+            team_row = self._team(s, series, team) if team else None
+            if team and team_row is None:
+                raise LedgerError(f"unknown team {team!r}", field="team")
+            s.add(m.Entry(tournament_id=t.id, person_id=person.id,
+                          team_id=team_row.id if team_row else None, table_no=table,
+                          created_by=actor.name, request_id=actor.request_id))
+            teams = ({team_row.handle: self._members(s, t.id, team_row.id) + [handle]}
+                     if team_row else {})
+            self._append(s, series, t, "roster", None,
+                         {"players": [handle], "teams": teams, "judges": {}}, None, actor)
+
+    def add_team(self, *, tournament: int, handle: str, name: str | None = None,
+                 members: list[str] | None = None, actor: Actor | None = None) -> None:
+        """A team (clan) of the series, with its members for this tournament."""
+        actor = actor or Actor()
+        _require(handle, "handle")
+        with self.uow().begin() as s:
+            t, series = self._tournament(s, tournament)
+            if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is not None:
+                raise LedgerError(f"{handle!r} is a player's id", field="handle")
+            row = self._team(s, series, handle)
+            if row is None:
+                row = m.Team(series_id=series.id, handle=handle, name=name or handle,
+                             created_by=actor.name, request_id=actor.request_id)
+                s.add(row)
+                s.flush()
+            new_players = []
+            for member in members or []:
+                person = self._person(s, member, None, actor)
+                entry = s.scalar(select(m.Entry).where(m.Entry.tournament_id == t.id,
+                                                       m.Entry.person_id == person.id))
+                if entry is None:
+                    s.add(m.Entry(tournament_id=t.id, person_id=person.id, team_id=row.id,
+                                  created_by=actor.name, request_id=actor.request_id))
+                    new_players.append(member)
+                elif entry.team_id not in (None, row.id):
+                    raise LedgerError(f"{member!r} already plays for another team",
+                                      field="members")
+                else:
+                    entry.team_id = row.id
+            s.flush()
+            self._append(s, series, t, "roster", None,
+                         {"players": new_players,
+                          "teams": {handle: self._members(s, t.id, row.id)}, "judges": {}},
+                         None, actor)
+
+    def add_judge(self, *, tournament: int, handle: str, role: str, official: bool = False,
+                  name: str | None = None, actor: Actor | None = None) -> None:
+        """Staff a tournament: a judge with a role the rulebook defines."""
+        actor = actor or Actor()
+        _require(handle, "handle")
+        with self.uow().begin() as s:
+            t, series = self._tournament(s, tournament)
+            book = _load_book(series.rulebook, t.edition)
+            if role not in book.roles:
+                raise LedgerError(f"unknown role {role!r} (roles: {', '.join(book.roles)})",
+                                  field="role")
+            if s.scalar(select(m.Staff.id).where(m.Staff.tournament_id == t.id,
+                                                 m.Staff.handle == handle)):
+                raise LedgerError(f"{handle!r} is already on the staff", field="handle")
+            s.add(m.Staff(tournament_id=t.id, handle=handle, name=name or handle, role=role,
+                          official=official, created_by=actor.name,
+                          request_id=actor.request_id))
+            self._append(s, series, t, "roster", None,
+                         {"players": [], "teams": {},
+                          "judges": {handle: {"role": role, "official": official}}},
+                         None, actor)
+
+    # ------------------------------------------------------------------ rulings
+    def record(self, *, tournament: int, infraction: str, player: str | None = None,
+               team: str | None = None, judge: str | None = None, round: int | None = None,
+               date: dt.date | None = None, details: dict[str, Any] | None = None,
+               choice: Any = None, event_id: str | None = None,
+               idempotency_key: str | None = None,
+               actor: Actor | None = None) -> list[Ruling]:
+        """A judge reports an infraction; the engine rules on it with the full history."""
+        payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
+                   "round": round, "date": date.isoformat() if date else None,
+                   "details": _jsonable(details or {}), "choice": choice}
+        return self._event(tournament, "infraction", event_id, payload, idempotency_key, actor)
+
+    def preview(self, *, tournament: int, infraction: str, player: str | None = None,
+                team: str | None = None, judge: str | None = None, round: int | None = None,
+                details: dict[str, Any] | None = None, choice: Any = None) -> list[Ruling]:
+        """The rulings `record` would make, without storing anything."""
+        payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
+                   "round": round, "date": None, "details": details or {}, "choice": choice}
+        with self.factory() as s, s.begin():
+            t, series = self._tournament(s, tournament)
+            state = self._preview_state(s, series)
+            event = self._to_event("infraction", "preview", payload, state, series)
+            return _rule(state, event)
+
+    def end_match(self, *, tournament: int, round: int | None, event_id: str | None = None,
+                  idempotency_key: str | None = None,
+                  actor: Actor | None = None) -> list[Ruling]:
+        """The end of a match or round: stacking checks for every player."""
+        return self._event(tournament, "end-of-match", event_id, {"round": round},
+                           idempotency_key, actor)
+
+    def appeal(self, *, tournament: int, of: str, outcome: str, judge: str | None = None,
+               choice: Any = None, event_id: str | None = None,
+               idempotency_key: str | None = None, actor: Actor | None = None) -> list[Ruling]:
+        """The head judge's decision on an appeal against the rulings of event `of`."""
+        payload = {"of": of, "outcome": outcome, "judge": judge, "choice": choice}
+        return self._event(tournament, "appeal", event_id, payload, idempotency_key, actor)
+
+    def decide(self, *, tournament: int, of: str, judge: str | None = None,
+               sanctions: list[dict[str, Any]] | None = None, choice: Any = None,
+               date: dt.date | None = None, event_id: str | None = None,
+               idempotency_key: str | None = None, actor: Actor | None = None) -> list[Ruling]:
+        """The college's or a judge's decision on a pending ruling."""
+        payload = {"of": of, "judge": judge, "sanctions": _jsonable_list(sanctions),
+                   "choice": choice, "date": date.isoformat() if date else None}
+        return self._event(tournament, "decision", event_id, payload, idempotency_key, actor)
+
+    def correct(self, *, tournament: int, of: str, judge: str | None = None, reason: str = "",
+                event_id: str | None = None, idempotency_key: str | None = None,
+                actor: Actor | None = None) -> list[Ruling]:
+        """Correct a mistaken record: a new record revokes the rulings of event `of`."""
+        payload = {"of": of, "judge": judge, "reason": reason}
+        return self._event(tournament, "correction", event_id, payload, idempotency_key, actor)
+
+    def record_result(self, *, tournament: int, players: tuple[str, str],
+                      score: tuple[int, int], round: int | None = None,
+                      event_id: str | None = None, idempotency_key: str | None = None,
+                      actor: Actor | None = None) -> None:
+        """A game or match result, as the scorekeeper reports it."""
+        payload = {"players": list(players), "score": list(score), "round": round}
+        self._event(tournament, "result", event_id, payload, idempotency_key, actor)
+
+    # ------------------------------------------------------------------ the core
+    def _event(self, tournament: int, kind: str, event_id: str | None,
+               payload: dict[str, Any], idempotency_key: str | None,
+               actor: Actor | None) -> list[Ruling]:
+        actor = actor or Actor()
+        try:
+            with self.uow().begin() as s:
+                t, series = self._tournament(s, tournament)
+                return self._append(s, series, t, kind, event_id, payload, idempotency_key,
+                                    actor)
+        except _Retried as retry:
+            return self._stored_rulings_new_session(retry.event_id)
+        except IntegrityError as exc:
+            self._forget(tournament)
+            if "ext_id" in str(exc.orig):
+                raise LedgerError(f"event id {event_id!r} is already used",
+                                  field="event_id") from None
+            raise
+
+    def _append(self, s: Session, series: m.Series, t: m.Tournament, kind: str,
+                event_id: str | None, payload: dict[str, Any], idempotency_key: str | None,
+                actor: Actor) -> list[Ruling]:
+        """Store one event and the rulings the engine makes on it; returns the rulings."""
+        seq = s.execute(update(m.Series).where(m.Series.id == series.id)
+                        .values(last_seq=m.Series.last_seq + 1)
+                        .returning(m.Series.last_seq)).scalar_one()
+        # holding the series lock now: a retry with the same key finds the first attempt
+        if idempotency_key:
+            done = s.scalar(select(m.Event).where(m.Event.idempotency_key == idempotency_key))
+            if done is not None:
+                raise _Retried(done.id)
+        ext_id = event_id or f"e{seq}"
+        if kind == "roster":
+            ext_id = f"~roster-{seq}"
+        state: _State | None = None
+        rulings: list[Ruling] = []
+        if seq > 1:  # the series' first event is its first tournament: nothing to rule on
+            with self._lock:
+                state = self._catch_up(s, series, seq - 1)
+                try:
+                    rulings = self._apply(state, kind, ext_id, payload, series)
+                except BaseException:
+                    self._states.pop(series.id, None)  # the engine may be half-way: rebuild
+                    raise
+                state.seq = seq
+        try:
+            row = m.Event(series_id=series.id, tournament_id=t.id, seq=seq, ext_id=ext_id,
+                          kind=kind, payload=payload, idempotency_key=idempotency_key,
+                          created_by=actor.name, request_id=actor.request_id)
+            s.add(row)
+            s.flush()
+            if state is not None:
+                self._store(s, state, row, t, rulings, actor)
+            if kind == "result":
+                a, b = payload["players"]
+                s.add(m.Result(event_id=row.id, tournament_id=t.id, round=payload["round"],
+                               player_a=a, player_b=b, score_a=payload["score"][0],
+                               score_b=payload["score"][1], created_by=actor.name,
+                               request_id=actor.request_id))
+            s.flush()
+        except BaseException:
+            self._states.pop(series.id, None)
+            raise
+        # if the transaction fails to commit after this, the cached state is ahead of the
+        # database; _catch_up notices (its seq is above the stored one) and rebuilds
+        return rulings
+
+    def _store(self, s: Session, state: _State, event: m.Event, t: m.Tournament,
+               rulings: list[Ruling], actor: Actor) -> None:
+        audit = {"created_by": actor.name, "request_id": actor.request_id}
+        for r in rulings:
+            row = m.Ruling(event_id=event.id, series_id=event.series_id, tournament_id=t.id,
+                           position=r.seq, event_ext_id=r.event, subject=r.subject,
+                           infraction=r.infraction, cause=r.cause, pending=r.pending,
+                           aggravated=r.aggravated, offered=r.offered, revokes=r.revokes,
+                           resolves=r.resolves, applies_to=r.applies_to, notes=list(r.notes),
+                           edition=r.edition, judge=r.judge, round=r.round,
+                           details=_jsonable(r.details), **audit)
+            s.add(row)
+            s.flush()
+            r.ref = row.id
+            for i, sanction in enumerate(r.sanctions):
+                srow = m.Sanction(
+                    ruling_id=row.id, position=i, kind=sanction.kind, subject=sanction.subject,
+                    amount=sanction.amount, score=sanction.score, attached=sanction.attached,
+                    valid_until=None if sanction.valid_until in (None, FOREVER)
+                    else sanction.valid_until,
+                    never_expires=sanction.valid_until == FOREVER, **audit)
+                s.add(srow)
+                s.flush()
+                sanction.ref = srow.id
+        engine = state.engine
+        for sanction in engine.revocations[state.stored_revocations:]:
+            by = sanction.revoked_by
+            assert by is not None and by.ref is not None
+            s.add(m.Revocation(sanction_id=self._sanction_id(s, event.series_id, sanction),
+                               ruling_id=by.ref, **audit))
+        state.stored_revocations = len(engine.revocations)
+
+    @staticmethod
+    def _sanction_id(s: Session, series_id: int, sanction: Any) -> int:
+        """The stored row of a sanction the engine rebuilt from the history."""
+        if sanction.ref is not None:
+            return int(sanction.ref)
+        ruling = sanction.ruling
+        sid = s.scalar(select(m.Sanction.id).join(m.Ruling).where(
+            m.Ruling.series_id == series_id, m.Ruling.position == ruling.seq,
+            m.Sanction.position == ruling.sanctions.index(sanction)))
+        assert sid is not None, "the engine replayed a sanction the ledger never stored"
+        sanction.ref = sid
+        return int(sid)
+
+    # ------------------------------------------------------------------ engine state
+    def _forget(self, tournament: int) -> None:
+        with self.factory() as s:
+            t = s.get(m.Tournament, tournament)
+            if t is not None:
+                self._states.pop(t.series_id, None)
+
+    def _catch_up(self, s: Session, series: m.Series, upto: int) -> _State:
+        """The series' engine with every stored event up to `upto` applied."""
+        state = self._states.get(series.id)
+        if state is not None and state.seq > upto:
+            state = None  # ahead of the database: a transaction of ours did not commit
+        if state is None:
+            state = self._build(s, series, upto)
+            self._states[series.id] = state
+        else:
+            for ev in s.scalars(select(m.Event).where(
+                    m.Event.series_id == series.id, m.Event.seq > state.seq,
+                    m.Event.seq <= upto).order_by(m.Event.seq)):
+                self._replay_stored(state, ev, series)
+        state.stored_revocations = len(state.engine.revocations)
+        return state
+
+    def _preview_state(self, s: Session, series: m.Series) -> _State:
+        """A copy of the series' engine to try an event on (previews store nothing)."""
+        last = s.scalar(select(m.Series.last_seq).where(m.Series.id == series.id)) or 0
+        with self._lock:
+            state = self._catch_up(s, series, last)
+            book = state.engine.book
+            memo: dict[int, Any] = {id(b): b for b in (book, *state.books.values())}
+            return copy.deepcopy(state, memo)
+
+    def _build(self, s: Session, series: m.Series, upto: int) -> _State:
+        events = list(s.scalars(select(m.Event).where(m.Event.series_id == series.id,
+                                                      m.Event.seq <= upto)
+                                .order_by(m.Event.seq)))
+        state: _State | None = None
+        for ev in events:
+            if state is None:
+                if ev.kind != "tournament":
+                    raise LedgerError("the series' first stored event is not a tournament")
+                p = ev.payload
+                book = _load_book(series.rulebook, p["edition"])
+                engine = RulesEngine(book, Roster(players=[]), Tournament(
+                    index=0, date=dt.date.fromisoformat(p["date"]), level=p["level"],
+                    settings=p["settings"]))
+                state = _State(engine=engine, seq=ev.seq, books={book.edition: book})
+                continue
+            self._replay_stored(state, ev, series)
+        if state is None:
+            raise LedgerError("the series has no tournament yet", field="tournament")
+        return state
+
+    def _replay_stored(self, state: _State, ev: m.Event, series: m.Series) -> None:
+        self._apply(state, ev.kind, ev.ext_id, ev.payload, series)
+        state.seq = ev.seq
+
+    def _apply(self, state: _State, kind: str, ext_id: str, payload: dict[str, Any],
+               series: m.Series) -> list[Ruling]:
+        event = self._to_event(kind, ext_id, payload, state, series)
+        return _rule(state, event)
+
+    def _to_event(self, kind: str, ext_id: str, p: dict[str, Any], state: _State,
+                  series: m.Series) -> Event:
+        roster = state.engine.roster
+        if kind == "tournament":
+            book = state.books.get(p["edition"])
+            if book is None:
+                book = state.books[p["edition"]] = _load_book(series.rulebook, p["edition"])
+            return NewTournament(id=ext_id, date=dt.date.fromisoformat(p["date"]),
+                                 level=p["level"], settings=p["settings"], rulebook=book)
+        if kind == "roster":
+            return RosterChange(
+                id=ext_id, players=tuple(p["players"]), teams=p["teams"],
+                judges={h: Judge(id=h, role=j["role"], official=j["official"])
+                        for h, j in p["judges"].items()})
+        if kind == "infraction":
+            offender = p.get("team") or p.get("player")
+            if not offender:
+                raise LedgerError("name the player (or the team)", field="player")
+            known = roster.teams if p.get("team") else roster.team_of.keys() | set(
+                roster.players)
+            if offender not in known:
+                field = "team" if p.get("team") else "player"
+                raise LedgerError(f"unknown {field} {offender!r}", field=field)
+            if p.get("judge") is not None and p["judge"] not in roster.judges:
+                raise LedgerError(f"unknown judge {p['judge']!r}", field="judge")
+            if state.engine.book.infraction(p["infraction"]) is None:
+                raise LedgerError(f"unknown infraction {p['infraction']!r}",
+                                  field="infraction")
+            date = dt.date.fromisoformat(p["date"]) if p.get("date") else None
+            return Offence(id=ext_id, infraction=p["infraction"], offender=offender,
+                           judge=p.get("judge"), round=p.get("round"), date=date,
+                           details=dict(p.get("details") or {}), choice=p.get("choice"))
+        if kind == "end-of-match":
+            return EndOfMatch(id=ext_id, round=p.get("round"))
+        if kind == "appeal":
+            if p["outcome"] not in ("upheld", "overturned", "frivolous"):
+                raise LedgerError("must be upheld, overturned or frivolous", field="outcome")
+            self._known_judge(roster, p.get("judge"))
+            return Appeal(id=ext_id, of=p["of"], outcome=p["outcome"], judge=p.get("judge"),
+                          choice=p.get("choice"))
+        if kind == "decision":
+            self._known_judge(roster, p.get("judge"))
+            return Decision(id=ext_id, of=p["of"], judge=p.get("judge"),
+                            sanctions=p.get("sanctions"), choice=p.get("choice"),
+                            date=dt.date.fromisoformat(p["date"]) if p.get("date") else None)
+        if kind == "correction":
+            self._known_judge(roster, p.get("judge"))
+            return Correction(id=ext_id, of=p["of"], judge=p.get("judge"),
+                              reason=p.get("reason") or "")
+        if kind == "result":
+            for player in p["players"]:
+                if player not in roster.players:
+                    raise LedgerError(f"unknown player {player!r}", field="players")
+            return Result(id=ext_id, players=(p["players"][0], p["players"][1]),
+                          score=(int(p["score"][0]), int(p["score"][1])), round=p.get("round"))
+        raise LedgerError(f"unknown event kind {kind!r}")
+
+    @staticmethod
+    def _known_judge(roster: Roster, judge: str | None) -> None:
+        if judge is not None and judge not in roster.judges:
+            raise LedgerError(f"unknown judge {judge!r}", field="judge")
+
+    # ------------------------------------------------------------------ lookups
+    def _series(self, s: Session, ref: int | str) -> m.Series:
+        row = (s.get(m.Series, ref) if isinstance(ref, int) else
+               s.scalar(select(m.Series).where(m.Series.name == ref)))
+        if row is None:
+            raise LedgerError(f"unknown series {ref!r}", field="series")
+        return row
+
+    def _tournament(self, s: Session, tournament: int) -> tuple[m.Tournament, m.Series]:
+        t = s.get(m.Tournament, tournament)
+        if t is None:
+            raise LedgerError(f"unknown tournament {tournament!r}", field="tournament")
+        return t, t.series
+
+    def _person(self, s: Session, handle: str, name: str | None, actor: Actor) -> m.Person:
+        person = s.scalar(select(m.Person).where(m.Person.handle == handle))
+        if person is None:
+            person = m.Person(handle=handle, name=name or handle, created_by=actor.name,
+                              request_id=actor.request_id)
+            s.add(person)
+            s.flush()
+        return person
+
+    def _team(self, s: Session, series: m.Series, handle: str) -> m.Team | None:
+        return s.scalar(select(m.Team).where(m.Team.series_id == series.id,
+                                             m.Team.handle == handle))
+
+    def _members(self, s: Session, tournament_id: int, team_id: int) -> list[str]:
+        return list(s.scalars(
+            select(m.Person.handle).join(m.Entry, m.Entry.person_id == m.Person.id)
+            .where(m.Entry.tournament_id == tournament_id, m.Entry.team_id == team_id)
+            .order_by(m.Entry.id)))
+
+    def _stored_rulings_new_session(self, event_id: int) -> list[Ruling]:
+        from sudya.services.readback import rulings_of_event
+
+        with self.factory() as s:
+            event = s.get(m.Event, event_id)
+            assert event is not None
+            return rulings_of_event(s, event)
+
+
+def _rule(state: _State, event: Event) -> list[Ruling]:
+    try:
+        return state.engine.apply(event)
+    except RuleError as exc:
+        raise LedgerError(exc.message, field=exc.field) from exc
+
+
+def _load_book(rulebook: str, edition: str | None = None) -> Rulebook:
+    try:
+        return loader.load(rulebook, edition)
+    except SudyaError as exc:
+        raise LedgerError(str(exc), field="rulebook") from exc
+
+
+def _require(value: str | None, field: str) -> None:
+    if value is None or not str(value).strip():
+        raise LedgerError("required", field=field)
+
+
+def _jsonable_list(items: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    return None if items is None else [_jsonable(dict(i)) if isinstance(i, dict) else i
+                                       for i in items]
+
+
+def _jsonable(details: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.isoformat() if isinstance(v, dt.date) else v) for k, v in details.items()}

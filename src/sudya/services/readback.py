@@ -1,0 +1,117 @@
+"""Reading the ledger back: rulings, subjects and standings as stored, in the replay format."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from sudya.db import models as m
+from sudya.engine.model import FOREVER, Result, Roster, Ruling, Sanction
+from sudya.rulebooks import loader
+from sudya.rulebooks.schema import Rulebook
+from sudya.scenario import result_json
+
+# causes whose `revokes` settle a pending ruling (an overturned pending ruling is resolved)
+SETTLING = ("appeal", "correction")
+
+
+def _to_engine(row: m.Ruling, revoked: set[int]) -> Ruling:
+    ruling = Ruling(event=row.event_ext_id, subject=row.subject, infraction=row.infraction,
+                    cause=row.cause, pending=row.pending, offered=row.offered,
+                    notes=list(row.notes or []), revokes=row.revokes, resolves=row.resolves,
+                    aggravated=row.aggravated, applies_to=row.applies_to, round=row.round,
+                    judge=row.judge, edition=row.edition, details=dict(row.details or {}),
+                    seq=row.position, ref=row.id)
+    for srow in row.sanctions:
+        until: dt.date | None = FOREVER if srow.never_expires else srow.valid_until
+        ruling.sanctions.append(Sanction(
+            kind=srow.kind, subject=srow.subject, rank=0, amount=srow.amount, score=srow.score,
+            attached=srow.attached, valid_until=until, revoked=srow.id in revoked,
+            ruling=ruling, ref=srow.id))
+    return ruling
+
+
+def series_rulings(s: Session, series_id: int) -> list[Ruling]:
+    """Every ruling of a series in engine order, with what later records changed."""
+    rows = list(s.scalars(select(m.Ruling).where(m.Ruling.series_id == series_id)
+                          .options(selectinload(m.Ruling.sanctions))
+                          .order_by(m.Ruling.position)))
+    revoked = set(s.scalars(select(m.Revocation.sanction_id).join(
+        m.Sanction, m.Sanction.id == m.Revocation.sanction_id).join(
+        m.Ruling, m.Ruling.id == m.Sanction.ruling_id).where(m.Ruling.series_id == series_id)))
+    rulings = [_to_engine(r, revoked) for r in rows]
+    settle_later(rulings)
+    return rulings
+
+
+def settle_later(rulings: list[Ruling]) -> None:
+    """A pending ruling is resolved by a later decision on it, or by overturning it."""
+    by_event: dict[str, list[Ruling]] = defaultdict(list)
+    for r in rulings:
+        by_event[r.event].append(r)
+    for r in rulings:
+        target = r.resolves if r.cause == "decision" else (
+            r.revokes if r.cause in SETTLING else None)
+        if target is None:
+            continue
+        for pending in by_event.get(target, ()):
+            if pending.pending and pending.seq < r.seq and pending.cause != "decision":
+                pending.pending = False
+                pending.resolved_by = r.event
+
+
+def rulings_of_event(s: Session, event: m.Event) -> list[Ruling]:
+    rows = list(s.scalars(select(m.Ruling).where(m.Ruling.event_id == event.id)
+                          .options(selectinload(m.Ruling.sanctions))
+                          .order_by(m.Ruling.position)))
+    return [_to_engine(r, set()) for r in rows]
+
+
+def series_roster(s: Session, series_id: int) -> Roster:
+    """Players in the order they first entered; teams with their latest members."""
+    players: list[str] = []
+    seen: set[str] = set()
+    entries = s.execute(
+        select(m.Person.handle, m.Entry.team_id)
+        .join(m.Entry, m.Entry.person_id == m.Person.id)
+        .join(m.Tournament, m.Tournament.id == m.Entry.tournament_id)
+        .where(m.Tournament.series_id == series_id)
+        .order_by(m.Tournament.position, m.Entry.id))
+    members: dict[int, list[str]] = defaultdict(list)
+    for handle, team_id in entries:
+        if handle not in seen:
+            seen.add(handle)
+            players.append(handle)
+        if team_id is not None and handle not in members[team_id]:
+            members[team_id].append(handle)
+    teams = {t.handle: members.get(t.id, []) for t in s.scalars(
+        select(m.Team).where(m.Team.series_id == series_id).order_by(m.Team.id))}
+    return Roster(players=players, teams=teams)
+
+
+def series_results(s: Session, series_id: int) -> list[tuple[Result, int]]:
+    rows = s.execute(select(m.Result, m.Tournament.position, m.Event.ext_id)
+                     .join(m.Tournament, m.Tournament.id == m.Result.tournament_id)
+                     .join(m.Event, m.Event.id == m.Result.event_id)
+                     .where(m.Tournament.series_id == series_id).order_by(m.Event.seq))
+    return [(Result(id=ext, players=(r.player_a, r.player_b), score=(r.score_a, r.score_b),
+                    round=r.round), position) for r, position, ext in rows]
+
+
+def series_book(s: Session, series_id: int) -> Rulebook:
+    series = s.get(m.Series, series_id)
+    assert series is not None
+    last = s.scalar(select(m.Tournament.edition).where(m.Tournament.series_id == series_id)
+                    .order_by(m.Tournament.position.desc()))
+    return loader.load(series.rulebook, last)
+
+
+def series_json(s: Session, series_id: int) -> dict[str, Any]:
+    """The series in the replay output format, read from the database only."""
+    book = series_book(s, series_id)
+    rulings = series_rulings(s, series_id)
+    return result_json(book, series_roster(s, series_id), rulings, series_results(s, series_id))

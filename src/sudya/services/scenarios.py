@@ -1,0 +1,74 @@
+"""Recording a whole scenario through the service layer (`sudya ledger import-scenario`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any
+
+from sudya.engine.model import Appeal, Decision, EndOfMatch, NewTournament, Offence, Result
+from sudya.scenario import Replay, replay
+from sudya.services.ledger import Actor, Ledger
+from sudya.services.readback import series_json
+
+
+def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | None = None,
+                    actor: Actor | None = None) -> int:
+    """Record a scenario as a new series; returns the series id. Wrong scenarios write nothing."""
+    actor = actor or Actor(name="import-scenario")
+    replay(scenario)  # a wrong scenario raises ScenarioError here, before any write
+    prepared = Replay(scenario)
+    book = prepared.book
+    series = ledger.create_series(name=name or f"scenario {uuid.uuid4().hex[:8]}",
+                                  rulebook=str(scenario["rulebook"]), actor=actor)
+    t0 = prepared.tournament
+    number = 1
+    tournament = ledger.create_tournament(series=series, name=f"T{number}", date=t0.date,
+                                          level=t0.level, settings=t0.settings,
+                                          edition=book.edition, actor=actor)
+    roster = prepared.roster
+    for player in roster.players:
+        ledger.add_player(tournament=tournament, handle=player, actor=actor)
+    for team, members in roster.teams.items():
+        ledger.add_team(tournament=tournament, handle=team, members=members, actor=actor)
+    for judge in roster.judges.values():
+        ledger.add_judge(tournament=tournament, handle=judge.id, role=judge.role,
+                         official=judge.official, actor=actor)
+    level, settings = t0.level, t0.settings
+    for _label, ev in prepared.events:
+        if isinstance(ev, Offence):
+            team = ev.offender if ev.offender in roster.teams else None
+            ledger.record(tournament=tournament, infraction=ev.infraction,
+                          player=None if team else ev.offender, team=team, judge=ev.judge,
+                          round=ev.round, date=ev.date, details=ev.details, choice=ev.choice,
+                          event_id=ev.id, actor=actor)
+        elif isinstance(ev, EndOfMatch):
+            ledger.end_match(tournament=tournament, round=ev.round, event_id=ev.id,
+                             actor=actor)
+        elif isinstance(ev, NewTournament):
+            number += 1
+            level = ev.level if ev.level is not None else level
+            settings = ev.settings if ev.settings is not None else settings
+            tournament = ledger.create_tournament(series=series, name=f"T{number}",
+                                                  date=ev.date, level=level, settings=settings,
+                                                  edition=book.edition, actor=actor)
+        elif isinstance(ev, Decision):
+            ledger.decide(tournament=tournament, of=ev.of, judge=ev.judge,
+                          sanctions=ev.sanctions, choice=ev.choice, date=ev.date,
+                          event_id=ev.id, actor=actor)
+        elif isinstance(ev, Appeal):
+            ledger.appeal(tournament=tournament, of=ev.of, outcome=ev.outcome, judge=ev.judge,
+                          choice=ev.choice, event_id=ev.id, actor=actor)
+        elif isinstance(ev, Result):
+            ledger.record_result(tournament=tournament, players=ev.players, score=ev.score,
+                                 round=ev.round, event_id=ev.id, actor=actor)
+    return series
+
+
+def imported_json(ledger: Ledger, series: int) -> dict[str, Any]:
+    """The imported series in the replay output format, read back from the database."""
+    with ledger.factory() as session:
+        return series_json(session, series)
+
+
+__all__ = ["import_scenario", "imported_json", "dt"]
