@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid
 from typing import Any
 
@@ -29,17 +28,18 @@ def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | Non
     roster = prepared.roster
     for player in roster.players:
         ledger.add_player(tournament=tournament, handle=player, actor=actor)
-    for team, members in roster.teams.items():
-        ledger.add_team(tournament=tournament, handle=team, members=members, actor=actor)
+    for team_id, members in roster.teams.items():
+        ledger.add_team(tournament=tournament, handle=team_id, members=members, actor=actor)
     for judge in roster.judges.values():
         ledger.add_judge(tournament=tournament, handle=judge.id, role=judge.role,
                          official=judge.official, actor=actor)
     level, settings = t0.level, t0.settings
     for _label, ev in prepared.events:
         if isinstance(ev, Offence):
-            team = ev.offender if ev.offender in roster.teams else None
+            offender_team = ev.offender if ev.offender in roster.teams else None
             ledger.record(tournament=tournament, infraction=ev.infraction,
-                          player=None if team else ev.offender, team=team, judge=ev.judge,
+                          player=None if offender_team else ev.offender, team=offender_team,
+                          judge=ev.judge,
                           round=ev.round, date=ev.date, details=ev.details, choice=ev.choice,
                           event_id=ev.id, actor=actor)
         elif isinstance(ev, EndOfMatch):
@@ -71,4 +71,4 @@ def imported_json(ledger: Ledger, series: int) -> dict[str, Any]:
         return series_json(session, series)
 
 
-__all__ = ["import_scenario", "imported_json", "dt"]
+__all__ = ["import_scenario", "imported_json"]
