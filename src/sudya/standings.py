@@ -9,10 +9,10 @@ from sudya.rulebooks.schema import Rulebook
 
 
 def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
-              results: list[tuple[Result, int]]) -> dict[str, Any] | None:
+              results: list[tuple[Result, int]], always: bool = False) -> dict[str, Any] | None:
     """Per player and per team: game points, deductions, card points, totals."""
     scoring = book.scoring
-    if scoring is None or not results:
+    if scoring is None or (not results and not always):
         return None
     # a fixed game result (e.g. 0-20) given in a round replaces that round's score
     fixed: dict[tuple[int, int | None, str], tuple[int, int]] = {}

@@ -261,6 +261,10 @@ def demo(lang: Lang = "ru") -> None:
 
 def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
+
     if os.environ.get("SUDYA_DEBUG"):
         app()
         return
@@ -269,3 +273,7 @@ def main() -> None:
     except SudyaError as exc:
         sys.stderr.write(f"sudya: {exc}\n")
         sys.exit(2)
+    except SQLAlchemyError as exc:
+        first = (str(getattr(exc, "orig", None) or exc).splitlines() or [""])[0]
+        sys.stderr.write(f"sudya: database error: {first}\n")
+        sys.exit(1)

@@ -14,6 +14,8 @@ import copy
 import datetime as dt
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,8 +53,9 @@ class LedgerError(SudyaError):
     code = "ledger"
 
     def __init__(self, message: str, *, field: str = "", **context: Any) -> None:
-        super().__init__(message, **context)
+        super().__init__(f"{field}: {message}" if field else message, **context)
         self.field = field
+        self.bare = message
 
 
 @dataclass
@@ -142,11 +145,11 @@ class Ledger:
     # ------------------------------------------------------------------ people
     def add_player(self, *, tournament: int, handle: str, name: str | None = None,
                    team: str | None = None, table: int | None = None,
-                   actor: Actor | None = None) -> None:
+                   actor: Actor | None = None, session: Session | None = None) -> None:
         """Register a person (created on first sight) for a tournament, optionally in a team."""
         actor = actor or Actor()
         _require(handle, "handle")
-        with self.uow().begin() as s:
+        with self._tx(session) as s:
             t, series = self._tournament(s, tournament)
             person = self._person(s, handle, name, actor)
             if s.scalar(select(m.Entry.id).where(m.Entry.tournament_id == t.id,
@@ -164,11 +167,12 @@ class Ledger:
                          {"players": [handle], "teams": teams, "judges": {}}, None, actor)
 
     def add_team(self, *, tournament: int, handle: str, name: str | None = None,
-                 members: list[str] | None = None, actor: Actor | None = None) -> None:
+                 members: list[str] | None = None, actor: Actor | None = None,
+                 session: Session | None = None) -> None:
         """A team (clan) of the series, with its members for this tournament."""
         actor = actor or Actor()
         _require(handle, "handle")
-        with self.uow().begin() as s:
+        with self._tx(session) as s:
             t, series = self._tournament(s, tournament)
             if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is not None:
                 raise LedgerError(f"{handle!r} is a player's id", field="handle")
@@ -278,10 +282,24 @@ class Ledger:
     def record_result(self, *, tournament: int, players: tuple[str, str],
                       score: tuple[int, int], round: int | None = None,
                       event_id: str | None = None, idempotency_key: str | None = None,
-                      actor: Actor | None = None) -> None:
+                      actor: Actor | None = None, session: Session | None = None) -> None:
         """A game or match result, as the scorekeeper reports it."""
         payload = {"players": list(players), "score": list(score), "round": round}
+        if session is not None:
+            t, series = self._tournament(session, tournament)
+            self._append(session, series, t, "result", event_id, payload, idempotency_key,
+                         actor or Actor())
+            return
         self._event(tournament, "result", event_id, payload, idempotency_key, actor)
+
+    @contextmanager
+    def _tx(self, session: Session | None) -> Iterator[Session]:
+        """The caller's transaction, or a new one for this call."""
+        if session is not None:
+            yield session
+            return
+        with self.uow().begin() as s:
+            yield s
 
     # ------------------------------------------------------------------ the core
     def _event(self, tournament: int, kind: str, event_id: str | None,
@@ -396,6 +414,11 @@ class Ledger:
         return int(sid)
 
     # ------------------------------------------------------------------ engine state
+    def forget_all(self) -> None:
+        """Drop every cached engine (after a rolled-back batch): rebuilt on next use."""
+        with self._lock:
+            self._states.clear()
+
     def _forget(self, tournament: int) -> None:
         with self.factory() as s:
             t = s.get(m.Tournament, tournament)

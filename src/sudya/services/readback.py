@@ -25,7 +25,7 @@ def _to_engine(row: m.Ruling, revoked: set[int]) -> Ruling:
                     notes=list(row.notes or []), revokes=row.revokes, resolves=row.resolves,
                     aggravated=row.aggravated, applies_to=row.applies_to, round=row.round,
                     judge=row.judge, edition=row.edition, details=dict(row.details or {}),
-                    seq=row.position, ref=row.id)
+                    seq=row.position, ref=row.id, tournament=row.tournament_id)
     for srow in row.sanctions:
         until: dt.date | None = FOREVER if srow.never_expires else srow.valid_until
         ruling.sanctions.append(Sanction(

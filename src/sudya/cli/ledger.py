@@ -1,0 +1,440 @@
+"""Ledger commands: run a whole event from the CLI over SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from sudya.cli.main import UsageError, app, out
+from sudya.engine.model import Ruling
+
+Db = Annotated[str | None, typer.Option("--db", envvar="SUDYA_DATABASE_URL",
+                                        help="database URL (default sqlite:///sudya.db)")]
+TournamentOpt = Annotated[int, typer.Option("--tournament", "-t", help="tournament id")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
+Actor = Annotated[str, typer.Option("--by", envvar="SUDYA_USER", help="who is writing")]
+
+db_app = typer.Typer(help="База данных / database: upgrade.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Турниры / tournaments: create, list, show.",
+                             no_args_is_help=True)
+player_app = typer.Typer(help="Игроки / players.", no_args_is_help=True)
+team_app = typer.Typer(help="Команды / teams.", no_args_is_help=True)
+judge_app = typer.Typer(help="Судьи / judges.", no_args_is_help=True)
+ledger_app = typer.Typer(help="Журнал / ledger: import-scenario.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(tournament_app, name="tournament")
+app.add_typer(player_app, name="player")
+app.add_typer(team_app, name="team")
+app.add_typer(judge_app, name="judge")
+app.add_typer(ledger_app, name="ledger")
+
+
+def _url(db: str | None) -> str:
+    from sudya.settings import Settings
+
+    return db or Settings().database_url
+
+
+def _ledger(db: str | None, *, migrated: bool = True) -> Any:
+    from sudya.db.migrate import require_current
+    from sudya.db.session import make_engine
+    from sudya.services.ledger import Ledger
+
+    engine = make_engine(_url(db))
+    if migrated:
+        require_current(engine)
+    return Ledger(engine)
+
+
+def _actor(name: str) -> Any:
+    from sudya.services.ledger import Actor
+
+    return Actor(name=name)
+
+
+def _yaml_value(text: str, field: str) -> Any:
+    """A command-line value read as YAML: 3, true, 2026-03-01, {a: 60, b: 20}, min."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        value = YAML(typ="safe").load(text)
+    except YAMLError:
+        raise UsageError(f"{field}: cannot read {text!r}") from None
+    return value
+
+
+def _details(pairs: list[str]) -> dict[str, Any]:
+    details: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--detail: write key=value, got {pair!r}")
+        details[key.strip()] = _yaml_value(value, f"--detail {key}")
+    return details
+
+
+def _date(text: str | None, field: str) -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"{field}: not an ISO date such as 2026-03-01: {text!r}") from None
+
+
+def _print_rulings(rulings: list[Ruling], as_json: bool) -> None:
+    from sudya.scenario import ruling_json
+
+    if as_json:
+        sys.stdout.write(json.dumps([ruling_json(r, True) for r in rulings],
+                                    ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table("событие", "кто", "нарушение", "причина", "наказания", "ожидает")
+    for r in rulings:
+        sanctions = ", ".join(
+            s.kind + (f" {s.amount}" if s.amount is not None else "")
+            + (f" {s.score}" if s.score else "") + (" (+)" if s.attached else "")
+            + (f" → {s.subject}" if s.subject != r.subject else "") for s in r.sanctions)
+        table.add_row(r.event, r.subject, r.infraction or "—", r.cause, sanctions or "—",
+                      "да" if r.pending else "")
+    out.print(table)
+    for r in rulings:
+        for note in r.notes:
+            out.print(f"  {r.event}/{r.subject}: {note}")
+
+
+# ---------------------------------------------------------------------- database
+@db_app.command("upgrade")
+def db_upgrade(db: Db = None) -> None:
+    """Создать или обновить схему. Migrate the database to the newest schema."""
+    from sudya.db.migrate import head, upgrade
+    from sudya.db.session import make_engine
+
+    upgrade(make_engine(_url(db)))
+    out.print(f"schema {head()}: {_url(db)}")
+
+
+@app.command()
+def init(db: Db = None) -> None:
+    """Создать базу данных турниров. Create (or migrate) the tournament database."""
+    db_upgrade(db)
+
+
+# ---------------------------------------------------------------------- tournaments
+@tournament_app.command("create")
+def tournament_create(
+    name: Annotated[str, typer.Option(help="tournament name")],
+    series: Annotated[str, typer.Option(help="series (championship) name")],
+    date: Annotated[str, typer.Option(help="ISO date")],
+    rulebook: Annotated[str | None, typer.Option(help="rulebook of a new series")] = None,
+    level: Annotated[str | None, typer.Option()] = None,
+    setting: Annotated[list[str] | None, typer.Option(help="key=value")] = None,
+    by: Actor = "cli",
+    db: Db = None,
+) -> None:
+    """Новый турнир (и серия, если её нет). A new tournament (and series if needed)."""
+    from sudya.db import models as m
+
+    ledger = _ledger(db)
+    day = _date(date, "--date")
+    assert day is not None
+    with ledger.factory() as s:
+        exists = s.query(m.Series.id).filter(m.Series.name == series).first() is not None
+    if not exists:
+        if rulebook is None:
+            raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
+        ledger.create_series(name=series, rulebook=rulebook, actor=_actor(by))
+    tid = ledger.create_tournament(series=series, name=name, date=day, level=level,
+                                   settings=_details(setting or []), actor=_actor(by))
+    out.print(str(tid))
+
+
+@tournament_app.command("list")
+def tournament_list(db: Db = None) -> None:
+    """Все турниры. Every tournament with its series, rulebook and edition."""
+    from sudya.db import models as m
+
+    ledger = _ledger(db)
+    table = Table("id", "серия / series", "турнир / tournament", "дата", "регламент", "ред.",
+                  "уровень")
+    with ledger.factory() as s:
+        for t in s.query(m.Tournament).order_by(m.Tournament.id):
+            table.add_row(str(t.id), t.series.name, t.name, t.date.isoformat(),
+                          t.series.rulebook, t.edition, t.level or "—")
+    out.print(table)
+
+
+@tournament_app.command("show")
+def tournament_show(tournament: Annotated[int, typer.Argument()], as_json: JsonOpt = False,
+                    db: Db = None) -> None:
+    """Турнир: участники, судьи, решения. A tournament: people, judges and rulings."""
+    from sudya.services.queries import tournament_summary
+
+    ledger = _ledger(db)
+    with ledger.factory() as s:
+        summary = tournament_summary(s, tournament)
+    if as_json:
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+        return
+    out.print(f"{summary['name']} ({summary['series']}, {summary['rulebook']} "
+              f"ред. {summary['edition']}, {summary['date']})")
+    out.print("игроки: " + ", ".join(
+        p["handle"] + (f" [{p['team']}]" if p["team"] else "") for p in summary["players"]))
+    out.print("судьи: " + ", ".join(f"{j['handle']} ({j['role']})" for j in summary["judges"]))
+    table = Table("событие", "кто", "нарушение", "причина", "наказания")
+    for r in summary["rulings"]:
+        table.add_row(r["event"], r["subject"], r["infraction"] or "—", r["cause"],
+                      ", ".join(s["kind"] for s in r["sanctions"]) or "—")
+    out.print(table)
+
+
+# ---------------------------------------------------------------------- people
+@player_app.command("add")
+def player_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOpt,
+               name: Annotated[str | None, typer.Option()] = None,
+               team: Annotated[str | None, typer.Option()] = None,
+               table: Annotated[int | None, typer.Option()] = None,
+               by: Actor = "cli", db: Db = None) -> None:
+    """Зарегистрировать игрока. Register a player for a tournament."""
+    _ledger(db).add_player(tournament=tournament, handle=handle, name=name, team=team,
+                           table=table, actor=_actor(by))
+
+
+@team_app.command("add")
+def team_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOpt,
+             members: Annotated[str, typer.Option(help="comma-separated players")] = "",
+             name: Annotated[str | None, typer.Option()] = None,
+             by: Actor = "cli", db: Db = None) -> None:
+    """Команда и её игроки. A team (clan) with its members for this tournament."""
+    people = [p.strip() for p in members.split(",") if p.strip()]
+    _ledger(db).add_team(tournament=tournament, handle=handle, name=name, members=people,
+                         actor=_actor(by))
+
+
+@judge_app.command("add")
+def judge_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOpt,
+              role: Annotated[str, typer.Option()],
+              official: Annotated[bool, typer.Option(help="official representative")] = False,
+              name: Annotated[str | None, typer.Option()] = None,
+              by: Actor = "cli", db: Db = None) -> None:
+    """Судья турнира с ролью из регламента. A judge with a role from the rulebook."""
+    _ledger(db).add_judge(tournament=tournament, handle=handle, role=role, official=official,
+                          name=name, actor=_actor(by))
+
+
+# ---------------------------------------------------------------------- events
+@app.command()
+def record(
+    infraction: Annotated[str, typer.Argument(help="infraction id")],
+    tournament: TournamentOpt,
+    player: Annotated[str | None, typer.Option()] = None,
+    team: Annotated[str | None, typer.Option()] = None,
+    judge: Annotated[str | None, typer.Option()] = None,
+    round_: Annotated[int | None, typer.Option("--round")] = None,
+    date: Annotated[str | None, typer.Option(help="ISO date (default: tournament's)")] = None,
+    detail: Annotated[list[str] | None, typer.Option(help="key=value (YAML value)")] = None,
+    choice: Annotated[str | None, typer.Option(help="judge's choice (YAML value)")] = None,
+    event_id: Annotated[str | None, typer.Option("--id")] = None,
+    key: Annotated[str | None, typer.Option(help="idempotency key (a retry records once)")]
+    = None,
+    as_json: JsonOpt = False, by: Actor = "cli", db: Db = None,
+) -> None:
+    """Записать нарушение и решение. Record an infraction; print the rulings."""
+    rulings = _ledger(db).record(
+        tournament=tournament, infraction=infraction, player=player, team=team, judge=judge,
+        round=round_, date=_date(date, "--date"), details=_details(detail or []),
+        choice=None if choice is None else _yaml_value(choice, "--choice"),
+        event_id=event_id, idempotency_key=key, actor=_actor(by))
+    _print_rulings(rulings, as_json)
+
+
+@app.command("end-match")
+def end_match(tournament: TournamentOpt,
+              round_: Annotated[int | None, typer.Option("--round")] = None,
+              event_id: Annotated[str | None, typer.Option("--id")] = None,
+              as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+    """Конец матча: сложение пенальти. End of match: stacking checks."""
+    _print_rulings(_ledger(db).end_match(tournament=tournament, round=round_,
+                                         event_id=event_id, actor=_actor(by)), as_json)
+
+
+@app.command()
+def appeal(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
+           outcome: Annotated[str, typer.Option(help="upheld | overturned | frivolous")],
+           judge: Annotated[str | None, typer.Option()] = None,
+           choice: Annotated[str | None, typer.Option()] = None,
+           event_id: Annotated[str | None, typer.Option("--id")] = None,
+           as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+    """Апелляция к главному судье. The head judge's decision on an appeal."""
+    rulings = _ledger(db).appeal(
+        tournament=tournament, of=of, outcome=outcome, judge=judge,
+        choice=None if choice is None else _yaml_value(choice, "--choice"),
+        event_id=event_id, actor=_actor(by))
+    _print_rulings(rulings, as_json)
+
+
+@app.command()
+def decide(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
+           judge: Annotated[str | None, typer.Option()] = None,
+           sanctions: Annotated[str | None, typer.Option(
+               help="YAML list, e.g. \"[{kind: fighter-dq}]\"")] = None,
+           choice: Annotated[str | None, typer.Option()] = None,
+           event_id: Annotated[str | None, typer.Option("--id")] = None,
+           as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+    """Решение по ожидающему решению. Decide a pending ruling (college / judge's choice)."""
+    decided = None if sanctions is None else _yaml_value(sanctions, "--sanctions")
+    if decided is not None and not isinstance(decided, list):
+        raise UsageError("--sanctions: a YAML list such as \"[{kind: fighter-dq}]\"")
+    rulings = _ledger(db).decide(
+        tournament=tournament, of=of, judge=judge, sanctions=decided,
+        choice=None if choice is None else _yaml_value(choice, "--choice"),
+        event_id=event_id, actor=_actor(by))
+    _print_rulings(rulings, as_json)
+
+
+@app.command()
+def correct(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
+            reason: Annotated[str, typer.Option()],
+            judge: Annotated[str | None, typer.Option()] = None,
+            as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+    """Исправить ошибочную запись (новой записью). Correct a mistaken record."""
+    rulings = _ledger(db).correct(tournament=tournament, of=of, judge=judge, reason=reason,
+                                  actor=_actor(by))
+    _print_rulings(rulings, as_json)
+
+
+@app.command()
+def result(tournament: TournamentOpt,
+           player_a: Annotated[str, typer.Argument()],
+           player_b: Annotated[str, typer.Argument()],
+           score: Annotated[str, typer.Argument(help="e.g. 2-1 or 12-8")],
+           round_: Annotated[int | None, typer.Option("--round")] = None,
+           by: Actor = "cli", db: Db = None) -> None:
+    """Результат партии или матча. Record a game or match result."""
+    try:
+        a, b = (int(x) for x in score.split("-"))
+    except ValueError:
+        raise UsageError(f"SCORE: write it like 12-8, got {score!r}") from None
+    _ledger(db).record_result(tournament=tournament, players=(player_a, player_b),
+                              score=(a, b), round=round_, actor=_actor(by))
+
+
+# ---------------------------------------------------------------------- reading
+@app.command()
+def standings(tournament: TournamentOpt, as_json: JsonOpt = False, db: Db = None) -> None:
+    """Положение участников. Standings computed from stored results and rulings."""
+    from sudya.services.queries import tournament_standings
+
+    ledger = _ledger(db)
+    with ledger.factory() as s:
+        table_data = tournament_standings(s, tournament)
+    if as_json:
+        sys.stdout.write(json.dumps(table_data, ensure_ascii=False, indent=2) + "\n")
+        return
+    rows = table_data["players"]
+    columns = [k for k in next(iter(rows.values()), {}) if k not in ("status",)]
+    table = Table("#", "игрок", *columns, "статус")
+    for i, (player, row) in enumerate(rows.items(), start=1):
+        table.add_row(str(i), player, *[str(row[c]) for c in columns], row.get("status", ""))
+    out.print(table)
+    if table_data.get("teams"):
+        teams = Table("команда", *next(iter(table_data["teams"].values())).keys())
+        for team, row in table_data["teams"].items():
+            teams.add_row(team, *[str(v) for v in row.values()])
+        out.print(teams)
+
+
+@app.command()
+def history(person: Annotated[str, typer.Argument(help="player id")],
+            on: Annotated[str | None, typer.Option(help="ISO date for valid/expired marks")]
+            = None,
+            as_json: JsonOpt = False, db: Db = None) -> None:
+    """История игрока во всех турнирах. A player's record across tournaments."""
+    from sudya.services.queries import person_history
+
+    ledger = _ledger(db)
+    day = _date(on, "--on") or dt.date.today()
+    with ledger.factory() as s:
+        entries = person_history(s, person, day)
+    if as_json:
+        sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2, default=str) + "\n")
+        return
+    table = Table("турнир", "дата", "событие", "нарушение", "причина", "наказание", "срок",
+                  "статус")
+    for e in entries:
+        for s_ in e["sanctions"] or [{"kind": "—", "valid_until": None, "state": ""}]:
+            table.add_row(e["tournament"], e["date"], e["event"], e["infraction"] or "—",
+                          e["cause"], s_["kind"], str(s_.get("valid_until") or "—"),
+                          s_.get("state", ""))
+    out.print(table)
+
+
+@app.command("export")
+def export(series: Annotated[str, typer.Option(help="series name")],
+           fmt: Annotated[str, typer.Option("--format", help="json or csv")] = "json",
+           output: Annotated[Path | None, typer.Option("--out", help="file (default stdout)")]
+           = None,
+           db: Db = None) -> None:
+    """Выгрузить серию (JSON или CSV). Export a series: rulings, sanctions, results."""
+    from sudya.services.exports import export_csv, export_json
+
+    if fmt not in ("json", "csv"):
+        raise UsageError(f"--format: json or csv, got {fmt!r}")
+    ledger = _ledger(db)
+    with ledger.factory() as s:
+        text = export_json(s, series) if fmt == "json" else export_csv(s, series)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@app.command("import")
+def import_(what: Annotated[str, typer.Argument(help="players, teams or results")],
+            file: Annotated[Path, typer.Argument(help="CSV file")],
+            tournament: TournamentOpt, by: Actor = "cli", db: Db = None) -> None:
+    """Загрузить игроков, команды или результаты из CSV. Import CSV; all rows or none."""
+    from rich.progress import Progress
+
+    from sudya.services.imports import ImportRejected, import_csv
+
+    ledger = _ledger(db)
+    with Progress(console=out, transient=True) as progress:
+        task = progress.add_task(f"{what}: {file.name}", total=None)
+
+        def tick(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        try:
+            count = import_csv(ledger, what, file, tournament=tournament, actor=_actor(by),
+                               progress=tick)
+        except ImportRejected as exc:
+            progress.stop()
+            for line in exc.rejected:
+                sys.stderr.write(f"rejected: {line}\n")
+            raise UsageError(f"{file}: {len(exc.rejected)} row(s) rejected; nothing was "
+                             "imported") from None
+    out.print(f"imported {count} row(s)")
+
+
+@ledger_app.command("import-scenario")
+def import_scenario_cmd(file: Annotated[Path, typer.Argument(help="scenario file")],
+                        name: Annotated[str | None, typer.Option(help="series name")] = None,
+                        db: Db = None) -> None:
+    """Записать сценарий в журнал и вывести прочитанное из базы. Record a scenario; print
+    the rulings and subjects read back from the database."""
+    from sudya.scenario import load_scenario_file
+    from sudya.services.scenarios import import_scenario, imported_json
+
+    scenario = load_scenario_file(file)
+    ledger = _ledger(db)
+    series = import_scenario(ledger, scenario, name=name)
+    sys.stdout.write(json.dumps(imported_json(ledger, series), ensure_ascii=False, indent=2)
+                     + "\n")

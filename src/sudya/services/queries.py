@@ -1,0 +1,107 @@
+"""Read-only views of the ledger: a tournament, its standings, a person's history."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from sudya.db import models as m
+from sudya.engine.model import Roster
+from sudya.rulebooks import loader
+from sudya.scenario import ruling_json
+from sudya.services.ledger import LedgerError
+from sudya.services.readback import series_results, series_rulings
+from sudya.standings import standings
+
+
+def _tournament(s: Session, tournament_id: int) -> m.Tournament:
+    t = s.get(m.Tournament, tournament_id)
+    if t is None:
+        raise LedgerError(f"unknown tournament {tournament_id!r}", field="tournament")
+    return t
+
+
+def tournament_roster(s: Session, t: m.Tournament) -> Roster:
+    rows = s.execute(select(m.Person.handle, m.Team.handle)
+                     .join(m.Entry, m.Entry.person_id == m.Person.id)
+                     .outerjoin(m.Team, m.Team.id == m.Entry.team_id)
+                     .where(m.Entry.tournament_id == t.id).order_by(m.Entry.id))
+    players: list[str] = []
+    teams: dict[str, list[str]] = {}
+    for person, team in rows:
+        players.append(person)
+        if team is not None:
+            teams.setdefault(team, []).append(person)
+    return Roster(players=players, teams=teams)
+
+
+def tournament_summary(s: Session, tournament_id: int) -> dict[str, Any]:
+    """People, judges and rulings of one tournament."""
+    t = _tournament(s, tournament_id)
+    roster = tournament_roster(s, t)
+    judges = [{"handle": j.handle, "name": j.name, "role": j.role, "official": j.official}
+              for j in s.scalars(select(m.Staff).where(m.Staff.tournament_id == t.id)
+                                 .order_by(m.Staff.id))]
+    book = loader.load(t.series.rulebook, t.edition)
+    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.id]
+    return {
+        "id": t.id, "name": t.name, "series": t.series.name, "rulebook": t.series.rulebook,
+        "edition": t.edition, "level": t.level, "date": t.date.isoformat(),
+        "settings": t.settings,
+        "players": [{"handle": p, "team": roster.team_of.get(p)} for p in roster.players],
+        "teams": roster.teams,
+        "judges": judges,
+        "rulings": [ruling_json(r, book.validity is not None) for r in rulings],
+    }
+
+
+def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
+    """Standings of one tournament from its stored results and rulings."""
+    t = _tournament(s, tournament_id)
+    book = loader.load(t.series.rulebook, t.edition)
+    roster = tournament_roster(s, t)
+    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.id]
+    results = [(res, pos) for res, pos in series_results(s, t.series_id)
+               if pos == t.position]
+    table = standings(book, roster, rulings, results, always=True)
+    if table is None:
+        raise LedgerError(f"{book.id} does not say how results score", field="tournament")
+    return table
+
+
+def person_history(s: Session, handle: str, on: dt.date) -> list[dict[str, Any]]:
+    """Every ruling about a person (and the sanctions they bear) in every tournament."""
+    if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is None:
+        raise LedgerError(f"unknown person {handle!r}", field="person")
+    revoked = set(s.scalars(select(m.Revocation.sanction_id)))
+    rows = s.scalars(
+        select(m.Ruling).where(
+            (m.Ruling.subject == handle)
+            | m.Ruling.id.in_(select(m.Sanction.ruling_id).where(m.Sanction.subject == handle)))
+        .options(selectinload(m.Ruling.sanctions)).order_by(m.Ruling.series_id,
+                                                            m.Ruling.position))
+    out = []
+    for r in rows:
+        t = s.get(m.Tournament, r.tournament_id)
+        assert t is not None
+        sanctions = []
+        for sn in r.sanctions:
+            if sn.subject != handle:
+                continue
+            if sn.id in revoked:
+                state = "revoked"
+            elif sn.never_expires or sn.valid_until is None:
+                state = "valid" if sn.never_expires else "recorded"
+            else:
+                state = "valid" if sn.valid_until >= on else "expired"
+            sanctions.append({"kind": sn.kind, "amount": sn.amount, "attached": sn.attached,
+                              "valid_until": sn.valid_until.isoformat() if sn.valid_until
+                              else None, "state": state})
+        out.append({"series": t.series.name, "tournament": t.name, "date": t.date.isoformat(),
+                    "event": r.event_ext_id, "infraction": r.infraction, "cause": r.cause,
+                    "judge": r.judge, "edition": r.edition, "sanctions": sanctions,
+                    "notes": r.notes})
+    return out
