@@ -38,7 +38,7 @@ def export_json(s: Session, name: str) -> str:
 
 def export_csv(s: Session, name: str) -> str:
     series = _series(s, name)
-    names = {t.id: (t.name, t.date.isoformat()) for t in series.tournaments}
+    names = {t.position: (t.name, t.date.isoformat()) for t in series.tournaments}
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()

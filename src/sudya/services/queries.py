@@ -46,7 +46,7 @@ def tournament_summary(s: Session, tournament_id: int) -> dict[str, Any]:
               for j in s.scalars(select(m.Staff).where(m.Staff.tournament_id == t.id)
                                  .order_by(m.Staff.id))]
     book = loader.load(t.series.rulebook, t.edition)
-    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.id]
+    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.position]
     return {
         "id": t.id, "name": t.name, "series": t.series.name, "rulebook": t.series.rulebook,
         "edition": t.edition, "level": t.level, "date": t.date.isoformat(),
@@ -63,7 +63,7 @@ def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
     t = _tournament(s, tournament_id)
     book = loader.load(t.series.rulebook, t.edition)
     roster = tournament_roster(s, t)
-    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.id]
+    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.position]
     results = [(res, pos) for res, pos in series_results(s, t.series_id)
                if pos == t.position]
     table = standings(book, roster, rulings, results, always=True)

@@ -19,13 +19,13 @@ from sudya.scenario import result_json
 SETTLING = ("appeal", "correction")
 
 
-def _to_engine(row: m.Ruling, revoked: set[int]) -> Ruling:
+def _to_engine(row: m.Ruling, revoked: set[int], position: int = 0) -> Ruling:
     ruling = Ruling(event=row.event_ext_id, subject=row.subject, infraction=row.infraction,
                     cause=row.cause, pending=row.pending, offered=row.offered,
                     notes=list(row.notes or []), revokes=row.revokes, resolves=row.resolves,
                     aggravated=row.aggravated, applies_to=row.applies_to, round=row.round,
                     judge=row.judge, edition=row.edition, details=dict(row.details or {}),
-                    seq=row.position, ref=row.id, tournament=row.tournament_id)
+                    seq=row.position, ref=row.id, tournament=position)
     for srow in row.sanctions:
         until: dt.date | None = FOREVER if srow.never_expires else srow.valid_until
         ruling.sanctions.append(Sanction(
@@ -43,7 +43,10 @@ def series_rulings(s: Session, series_id: int) -> list[Ruling]:
     revoked = set(s.scalars(select(m.Revocation.sanction_id).join(
         m.Sanction, m.Sanction.id == m.Revocation.sanction_id).join(
         m.Ruling, m.Ruling.id == m.Sanction.ruling_id).where(m.Ruling.series_id == series_id)))
-    rulings = [_to_engine(r, revoked) for r in rows]
+    positions: dict[int, int] = {
+        tid: pos for tid, pos in s.execute(select(m.Tournament.id, m.Tournament.position)
+                                           .where(m.Tournament.series_id == series_id))}
+    rulings = [_to_engine(r, revoked, positions[r.tournament_id]) for r in rows]
     settle_later(rulings)
     return rulings
 

@@ -68,7 +68,7 @@ def upgrade() -> None:
     sa.Column('request_id', sa.String(length=64), nullable=True),
     sa.ForeignKeyConstraint(['series_id'], ['series.id'], name=op.f('fk_team_series_id_series')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_team')),
-    sa.UniqueConstraint('series_id', 'handle', name=op.f('uq_team_series_id'))
+    sa.UniqueConstraint('series_id', 'handle', name=op.f('uq_team_series_id_handle'))
     )
     with op.batch_alter_table('team', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_team_series_id'), ['series_id'], unique=False)
@@ -87,8 +87,8 @@ def upgrade() -> None:
     sa.Column('request_id', sa.String(length=64), nullable=True),
     sa.ForeignKeyConstraint(['series_id'], ['series.id'], name=op.f('fk_tournament_series_id_series')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_tournament')),
-    sa.UniqueConstraint('series_id', 'name', name=op.f('uq_tournament_series_id')),
-    sa.UniqueConstraint('series_id', 'position', name=op.f('uq_tournament_series_id'))
+    sa.UniqueConstraint('series_id', 'name', name=op.f('uq_tournament_series_id_name')),
+    sa.UniqueConstraint('series_id', 'position', name=op.f('uq_tournament_series_id_position'))
     )
     with op.batch_alter_table('tournament', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_tournament_series_id'), ['series_id'], unique=False)
@@ -106,7 +106,7 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['team_id'], ['team.id'], name=op.f('fk_entry_team_id_team')),
     sa.ForeignKeyConstraint(['tournament_id'], ['tournament.id'], name=op.f('fk_entry_tournament_id_tournament')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_entry')),
-    sa.UniqueConstraint('tournament_id', 'person_id', name=op.f('uq_entry_tournament_id'))
+    sa.UniqueConstraint('tournament_id', 'person_id', name=op.f('uq_entry_tournament_id_person_id'))
     )
     with op.batch_alter_table('entry', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_entry_person_id'), ['person_id'], unique=False)
@@ -128,8 +128,8 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['tournament_id'], ['tournament.id'], name=op.f('fk_event_tournament_id_tournament')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_event')),
     sa.UniqueConstraint('idempotency_key', name=op.f('uq_event_idempotency_key')),
-    sa.UniqueConstraint('series_id', 'ext_id', name=op.f('uq_event_series_id')),
-    sa.UniqueConstraint('series_id', 'seq', name=op.f('uq_event_series_id'))
+    sa.UniqueConstraint('series_id', 'ext_id', name=op.f('uq_event_series_id_ext_id')),
+    sa.UniqueConstraint('series_id', 'seq', name=op.f('uq_event_series_id_seq'))
     )
     with op.batch_alter_table('event', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_event_series_id'), ['series_id'], unique=False)
@@ -147,7 +147,7 @@ def upgrade() -> None:
     sa.Column('request_id', sa.String(length=64), nullable=True),
     sa.ForeignKeyConstraint(['tournament_id'], ['tournament.id'], name=op.f('fk_staff_tournament_id_tournament')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_staff')),
-    sa.UniqueConstraint('tournament_id', 'handle', name=op.f('uq_staff_tournament_id'))
+    sa.UniqueConstraint('tournament_id', 'handle', name=op.f('uq_staff_tournament_id_handle'))
     )
     with op.batch_alter_table('staff', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_staff_tournament_id'), ['tournament_id'], unique=False)
@@ -200,7 +200,7 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['series_id'], ['series.id'], name=op.f('fk_ruling_series_id_series')),
     sa.ForeignKeyConstraint(['tournament_id'], ['tournament.id'], name=op.f('fk_ruling_tournament_id_tournament')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_ruling')),
-    sa.UniqueConstraint('series_id', 'position', name=op.f('uq_ruling_series_id'))
+    sa.UniqueConstraint('series_id', 'position', name=op.f('uq_ruling_series_id_position'))
     )
     with op.batch_alter_table('ruling', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_ruling_event_id'), ['event_id'], unique=False)

@@ -1,0 +1,45 @@
+"""Every scenario in the repository, recorded through the service layer and read back from
+the database, equals its replay (issue: the ledger must not drift from the engine)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sudya.errors import ScenarioError
+from sudya.scenario import load_scenario_file, replay
+from sudya.services.ledger import Ledger
+from sudya.services.scenarios import import_scenario, imported_json
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = sorted((ROOT / "tests" / "scenarios").glob("*/*.yaml")) + sorted(
+    (ROOT.parent / "shared" / "scenarios").glob("*.yaml"))
+GOOD = [f for f in FILES if not f.with_suffix(".error.txt").exists()]
+BAD = [f for f in FILES if f.with_suffix(".error.txt").exists()]
+
+
+def test_there_are_scenarios_to_check() -> None:
+    assert len(GOOD) > 100 and len(BAD) > 40
+
+
+def test_every_scenario_reads_back_as_replayed(ledger: Ledger) -> None:
+    mismatches = []
+    for path in GOOD:
+        series = import_scenario(ledger, load_scenario_file(path), name=str(path))
+        if imported_json(ledger, series) != replay(load_scenario_file(path)):
+            mismatches.append(path.name)
+    assert mismatches == []
+
+
+@pytest.mark.parametrize("path", BAD[:12], ids=lambda p: p.stem)
+def test_wrong_scenarios_write_nothing(ledger: Ledger, path: Path) -> None:
+    from sqlalchemy import func, select
+
+    from sudya.db import models as m
+
+    with pytest.raises(ScenarioError):
+        import_scenario(ledger, load_scenario_file(path), name=str(path))
+    with ledger.factory() as s:
+        assert s.scalar(select(func.count()).select_from(m.Series)) == 0
+        assert s.scalar(select(func.count()).select_from(m.Event)) == 0
