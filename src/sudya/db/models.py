@@ -32,14 +32,15 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
-def _now() -> dt.datetime:
+def now() -> dt.datetime:
+    """The time rows are stamped with (UTC)."""
     return dt.datetime.now(dt.UTC)
 
 
 class Audited:
     """Who wrote a row, when, and within which request."""
 
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now,
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now,
                                                     server_default=func.now())
     created_by: Mapped[str] = mapped_column(String(100), default="system")
     request_id: Mapped[str | None] = mapped_column(String(64))

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -66,6 +66,19 @@ class Actor:
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
+@dataclass(frozen=True)
+class SeriesRef:
+    """What the engine side needs of a series (never changes once created)."""
+
+    id: int
+    rulebook: str
+
+
+@dataclass(frozen=True)
+class TournamentRef:
+    id: int
+
+
 class _Retried(Exception):
     """A retry of an event already stored under the same idempotency key."""
 
@@ -90,6 +103,7 @@ class Ledger:
         self.db = engine
         self.factory = session_factory(engine)
         self._states: dict[int, _State] = {}
+        self._places: dict[int, SeriesRef] = {}
         self._lock = threading.Lock()
 
     def uow(self) -> UnitOfWork:
@@ -139,7 +153,8 @@ class Ledger:
             s.flush()
             payload = {"date": date.isoformat(), "level": level,
                        "settings": dict(settings or {}), "edition": book.edition}
-            self._append(s, row, t, "tournament", f"~tournament-{t.id}", payload, None, actor)
+            self._append(s, _ref(row), TournamentRef(t.id), "tournament",
+                         f"~tournament-{t.id}", payload, None, actor)
             return t.id
 
     # ------------------------------------------------------------------ people
@@ -163,7 +178,7 @@ class Ledger:
                           created_by=actor.name, request_id=actor.request_id))
             teams = ({team_row.handle: self._members(s, t.id, team_row.id) + [handle]}
                      if team_row else {})
-            self._append(s, series, t, "roster", None,
+            self._append(s, _ref(series), TournamentRef(t.id), "roster", None,
                          {"players": [handle], "teams": teams, "judges": {}}, None, actor)
 
     def add_team(self, *, tournament: int, handle: str, name: str | None = None,
@@ -197,7 +212,7 @@ class Ledger:
                 else:
                     entry.team_id = row.id
             s.flush()
-            self._append(s, series, t, "roster", None,
+            self._append(s, _ref(series), TournamentRef(t.id), "roster", None,
                          {"players": new_players,
                           "teams": {handle: self._members(s, t.id, row.id)}, "judges": {}},
                          None, actor)
@@ -219,7 +234,7 @@ class Ledger:
             s.add(m.Staff(tournament_id=t.id, handle=handle, name=name or handle, role=role,
                           official=official, created_by=actor.name,
                           request_id=actor.request_id))
-            self._append(s, series, t, "roster", None,
+            self._append(s, _ref(series), TournamentRef(t.id), "roster", None,
                          {"players": [], "teams": {},
                           "judges": {handle: {"role": role, "official": official}}},
                          None, actor)
@@ -244,9 +259,9 @@ class Ledger:
         payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
                    "round": round, "date": None, "details": details or {}, "choice": choice}
         with self.factory() as s, s.begin():
-            t, series = self._tournament(s, tournament)
-            state = self._preview_state(s, series)
-            event = self._to_event("infraction", "preview", payload, state, series)
+            place, _where = self._place(s, tournament)
+            state = self._preview_state(s, place)
+            event = self._to_event("infraction", "preview", payload, state, place)
             return _rule(state, event)
 
     def end_match(self, *, tournament: int, round: int | None, event_id: str | None = None,
@@ -286,9 +301,9 @@ class Ledger:
         """A game or match result, as the scorekeeper reports it."""
         payload = {"players": list(players), "score": list(score), "round": round}
         if session is not None:
-            t, series = self._tournament(session, tournament)
-            self._append(session, series, t, "result", event_id, payload, idempotency_key,
-                         actor or Actor())
+            place, where = self._place(session, tournament)
+            self._append(session, place, where, "result", event_id, payload,
+                         idempotency_key, actor or Actor())
             return
         self._event(tournament, "result", event_id, payload, idempotency_key, actor)
 
@@ -308,9 +323,9 @@ class Ledger:
         actor = actor or Actor()
         try:
             with self.uow().begin() as s:
-                t, series = self._tournament(s, tournament)
-                return self._append(s, series, t, kind, event_id, payload, idempotency_key,
-                                    actor)
+                place, where = self._place(s, tournament)
+                return self._append(s, place, where, kind, event_id, payload,
+                                    idempotency_key, actor)
         except _Retried as retry:
             return self._stored_rulings_new_session(retry.event_id)
         except IntegrityError as exc:
@@ -320,7 +335,7 @@ class Ledger:
                                   field="event_id") from None
             raise
 
-    def _append(self, s: Session, series: m.Series, t: m.Tournament, kind: str,
+    def _append(self, s: Session, series: SeriesRef, t: TournamentRef, kind: str,
                 event_id: str | None, payload: dict[str, Any], idempotency_key: str | None,
                 actor: Actor) -> list[Ruling]:
         """Store one event and the rulings the engine makes on it; returns the rulings."""
@@ -347,20 +362,20 @@ class Ledger:
                     raise
                 state.seq = seq
         try:
-            row = m.Event(series_id=series.id, tournament_id=t.id, seq=seq, ext_id=ext_id,
-                          kind=kind, payload=payload, idempotency_key=idempotency_key,
-                          created_by=actor.name, request_id=actor.request_id)
-            s.add(row)
-            s.flush()
-            if state is not None:
-                self._store(s, state, row, t, rulings, actor)
+            audit = {"created_by": actor.name, "request_id": actor.request_id,
+                     "created_at": m.now()}
+            event_row = s.execute(insert(m.Event).returning(m.Event.id), [{
+                "series_id": series.id, "tournament_id": t.id, "seq": seq, "ext_id": ext_id,
+                "kind": kind, "payload": payload, "idempotency_key": idempotency_key,
+                **audit}]).scalar_one()
+            if state is not None and rulings:
+                self._store(s, state, series.id, event_row, t.id, rulings, audit)
             if kind == "result":
                 a, b = payload["players"]
-                s.add(m.Result(event_id=row.id, tournament_id=t.id, round=payload["round"],
-                               player_a=a, player_b=b, score_a=payload["score"][0],
-                               score_b=payload["score"][1], created_by=actor.name,
-                               request_id=actor.request_id))
-            s.flush()
+                s.execute(insert(m.Result), [{
+                    "event_id": event_row, "tournament_id": t.id, "round": payload["round"],
+                    "player_a": a, "player_b": b, "score_a": payload["score"][0],
+                    "score_b": payload["score"][1], **audit}])
         except BaseException:
             self._states.pop(series.id, None)
             raise
@@ -368,36 +383,43 @@ class Ledger:
         # database; _catch_up notices (its seq is above the stored one) and rebuilds
         return rulings
 
-    def _store(self, s: Session, state: _State, event: m.Event, t: m.Tournament,
-               rulings: list[Ruling], actor: Actor) -> None:
-        audit = {"created_by": actor.name, "request_id": actor.request_id}
-        for r in rulings:
-            row = m.Ruling(event_id=event.id, series_id=event.series_id, tournament_id=t.id,
-                           position=r.seq, event_ext_id=r.event, subject=r.subject,
-                           infraction=r.infraction, cause=r.cause, pending=r.pending,
-                           aggravated=r.aggravated, offered=r.offered, revokes=r.revokes,
-                           resolves=r.resolves, applies_to=r.applies_to, notes=list(r.notes),
-                           edition=r.edition, judge=r.judge, round=r.round,
-                           details=_jsonable(r.details), **audit)
-            s.add(row)
-            s.flush()
-            r.ref = row.id
-            for i, sanction in enumerate(r.sanctions):
-                srow = m.Sanction(
-                    ruling_id=row.id, position=i, kind=sanction.kind, subject=sanction.subject,
-                    amount=sanction.amount, score=sanction.score, attached=sanction.attached,
-                    valid_until=None if sanction.valid_until in (None, FOREVER)
-                    else sanction.valid_until,
-                    never_expires=sanction.valid_until == FOREVER, **audit)
-                s.add(srow)
-                s.flush()
-                sanction.ref = srow.id
+    def _store(self, s: Session, state: _State, series_id: int, event_id: int,
+               tournament_id: int, rulings: list[Ruling], audit: dict[str, Any]) -> None:
+        """Insert the rulings, their sanctions and what they revoked (a few statements)."""
+        ids = s.scalars(insert(m.Ruling).returning(m.Ruling.id, sort_by_parameter_order=True),
+                        [{"event_id": event_id, "series_id": series_id,
+                          "tournament_id": tournament_id, "position": r.seq,
+                          "event_ext_id": r.event, "subject": r.subject,
+                          "infraction": r.infraction, "cause": r.cause, "pending": r.pending,
+                          "aggravated": r.aggravated, "offered": r.offered,
+                          "revokes": r.revokes, "resolves": r.resolves,
+                          "applies_to": r.applies_to, "notes": list(r.notes),
+                          "edition": r.edition, "judge": r.judge, "round": r.round,
+                          "details": _jsonable(r.details), **audit} for r in rulings]).all()
+        sanctions = []
+        for r, rid in zip(rulings, ids, strict=True):
+            r.ref = rid
+            sanctions += [(sn, rid, i) for i, sn in enumerate(r.sanctions)]
+        if sanctions:
+            sids = s.scalars(
+                insert(m.Sanction).returning(m.Sanction.id, sort_by_parameter_order=True),
+                [{"ruling_id": rid, "position": i, "kind": sn.kind, "subject": sn.subject,
+                  "amount": sn.amount, "score": sn.score, "attached": sn.attached,
+                  "valid_until": None if sn.valid_until in (None, FOREVER) else sn.valid_until,
+                  "never_expires": sn.valid_until == FOREVER, **audit}
+                 for sn, rid, i in sanctions]).all()
+            for (sn, _rid, _i), sid in zip(sanctions, sids, strict=True):
+                sn.ref = sid
         engine = state.engine
-        for sanction in engine.revocations[state.stored_revocations:]:
-            by = sanction.revoked_by
-            assert by is not None and by.ref is not None
-            s.add(m.Revocation(sanction_id=self._sanction_id(s, event.series_id, sanction),
-                               ruling_id=by.ref, **audit))
+        revoked = engine.revocations[state.stored_revocations:]
+        if revoked:
+            rows = []
+            for sanction in revoked:
+                by = sanction.revoked_by
+                assert by is not None and by.ref is not None
+                rows.append({"sanction_id": self._sanction_id(s, series_id, sanction),
+                             "ruling_id": by.ref, **audit})
+            s.execute(insert(m.Revocation), rows)
         state.stored_revocations = len(engine.revocations)
 
     @staticmethod
@@ -425,7 +447,7 @@ class Ledger:
             if t is not None:
                 self._states.pop(t.series_id, None)
 
-    def _catch_up(self, s: Session, series: m.Series, upto: int) -> _State:
+    def _catch_up(self, s: Session, series: SeriesRef, upto: int) -> _State:
         """The series' engine with every stored event up to `upto` applied."""
         state = self._states.get(series.id)
         if state is not None and state.seq > upto:
@@ -433,7 +455,7 @@ class Ledger:
         if state is None:
             state = self._build(s, series, upto)
             self._states[series.id] = state
-        else:
+        elif state.seq < upto:  # another process stored events since: replay them
             for ev in s.scalars(select(m.Event).where(
                     m.Event.series_id == series.id, m.Event.seq > state.seq,
                     m.Event.seq <= upto).order_by(m.Event.seq)):
@@ -441,7 +463,7 @@ class Ledger:
         state.stored_revocations = len(state.engine.revocations)
         return state
 
-    def _preview_state(self, s: Session, series: m.Series) -> _State:
+    def _preview_state(self, s: Session, series: SeriesRef) -> _State:
         """A copy of the series' engine to try an event on (previews store nothing)."""
         last = s.scalar(select(m.Series.last_seq).where(m.Series.id == series.id)) or 0
         with self._lock:
@@ -450,7 +472,7 @@ class Ledger:
             memo: dict[int, Any] = {id(b): b for b in (book, *state.books.values())}
             return copy.deepcopy(state, memo)
 
-    def _build(self, s: Session, series: m.Series, upto: int) -> _State:
+    def _build(self, s: Session, series: SeriesRef, upto: int) -> _State:
         events = list(s.scalars(select(m.Event).where(m.Event.series_id == series.id,
                                                       m.Event.seq <= upto)
                                 .order_by(m.Event.seq)))
@@ -471,17 +493,17 @@ class Ledger:
             raise LedgerError("the series has no tournament yet", field="tournament")
         return state
 
-    def _replay_stored(self, state: _State, ev: m.Event, series: m.Series) -> None:
+    def _replay_stored(self, state: _State, ev: m.Event, series: SeriesRef) -> None:
         self._apply(state, ev.kind, ev.ext_id, ev.payload, series)
         state.seq = ev.seq
 
     def _apply(self, state: _State, kind: str, ext_id: str, payload: dict[str, Any],
-               series: m.Series) -> list[Ruling]:
+               series: SeriesRef) -> list[Ruling]:
         event = self._to_event(kind, ext_id, payload, state, series)
         return _rule(state, event)
 
     def _to_event(self, kind: str, ext_id: str, p: dict[str, Any], state: _State,
-                  series: m.Series) -> Event:
+                  series: SeriesRef) -> Event:
         roster = state.engine.roster
         if kind == "tournament":
             book = state.books.get(p["edition"])
@@ -550,6 +572,14 @@ class Ledger:
             raise LedgerError(f"unknown series {ref!r}", field="series")
         return row
 
+    def _place(self, s: Session, tournament: int) -> tuple[SeriesRef, TournamentRef]:
+        """The series of a tournament (cached: it never changes)."""
+        place = self._places.get(tournament)
+        if place is None:
+            t, series = self._tournament(s, tournament)
+            place = self._places[tournament] = _ref(series)
+        return place, TournamentRef(tournament)
+
     def _tournament(self, s: Session, tournament: int) -> tuple[m.Tournament, m.Series]:
         t = s.get(m.Tournament, tournament)
         if t is None:
@@ -582,6 +612,10 @@ class Ledger:
             event = s.get(m.Event, event_id)
             assert event is not None
             return rulings_of_event(s, event)
+
+
+def _ref(series: m.Series) -> SeriesRef:
+    return SeriesRef(id=series.id, rulebook=series.rulebook)
 
 
 def _rule(state: _State, event: Event) -> list[Ruling]:
