@@ -10,3 +10,4 @@ class Settings(BaseSettings):
 
     database_url: str = "sqlite:///sudya.db"
     lang: str = "ru"
+    secret: str | None = None  # signs CSRF tokens; a random one per process when unset

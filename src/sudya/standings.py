@@ -1,57 +1,180 @@
-"""Standings from game results and rulings, scored the way the rulebook says."""
+"""Standings from game results and rulings, scored the way the rulebook says.
+
+Two kinds of scoring (``Rulebook.scoring.kind``), each with its own output shape (see
+docs/scenarios.en.md, `standings`):
+
+- ``points``: each result is one game on a shared scale (e.g. 20-point games); a player's
+  total is the sum of their game scores plus their point deductions, a team's the sum of its
+  players' plus its own deductions (red cards).
+- ``match-points``: each result is a match (or a fight) scored in games won; the winner gets
+  ``win`` points, a draw ``draw``, a loss ``loss``. Sanction kinds named in
+  ``scoring.effects`` change the match of the round they are given in (``lose-game``,
+  ``lose-match``, ``void``), or of the next round when ``scoring.next_match`` says so.
+  Players are placed by match points, then the rulebook's tiebreakers, then id.
+
+Nothing here knows a rulebook by name: what differs comes from the scoring data.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from sudya.engine.model import Result, Roster, Ruling
-from sudya.rulebooks.schema import Rulebook
+from sudya.rulebooks.schema import Rulebook, Scoring
+
+# (tournament, round, player) -> the effects on that player's match of the round
+Key = tuple[int, int | None, str]
+
+
+@dataclass(slots=True)
+class _Effects:
+    """What the rulings do to one player's match of one round."""
+
+    fixed: tuple[int, int] | None = None  # a fixed result, this player's score first
+    lose_games: int = 0
+    lose_match: bool = False
+    void: bool = False
+
+
+@dataclass(slots=True)
+class _Rulings:
+    """The rulings, read once: effects per match, deductions, statuses."""
+
+    effects: dict[Key, _Effects] = field(default_factory=dict)
+    deductions: dict[str, int] = field(default_factory=dict)
+    status: dict[str, str] = field(default_factory=dict)
+    # (tournament, subject) -> the earliest round in which the subject left the tournament
+    left: dict[tuple[int, str], int] = field(default_factory=dict)
 
 
 def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
               results: list[tuple[Result, int]], always: bool = False) -> dict[str, Any] | None:
-    """Per player and per team: game points, deductions, card points, totals."""
+    """The standings of the players and teams, or None when there is nothing to score."""
     scoring = book.scoring
     if scoring is None or (not results and not always):
         return None
-    # a fixed game result (e.g. 0-20) given in a round replaces that round's score
-    fixed: dict[tuple[int, int | None, str], tuple[int, int]] = {}
-    deductions: dict[str, int] = {}
+    read = _read_rulings(book, roster, rulings)
+    if scoring.kind == "points":
+        return _points(roster, results, read)
+    return _match_points(scoring, roster, results, read)
+
+
+# ---------------------------------------------------------------------- rulings
+def _read_rulings(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> _Rulings:
+    scoring = book.scoring
+    assert scoring is not None
+    out = _Rulings()
     for r in rulings:
         for s in r.sanctions:
             if s.revoked:
                 continue
-            if s.score is not None:
-                own, other = (int(x) for x in s.score.split("-"))
-                fixed[(r.tournament, r.round, s.subject)] = (own, other)
-            if book.kind(s.kind).tally == "points":
-                deductions[s.subject] = deductions.get(s.subject, 0) + (s.amount or 0)
+            kind = book.kind(s.kind)
+            if kind.tally == "points":
+                out.deductions[s.subject] = out.deductions.get(s.subject, 0) + (s.amount or 0)
+            if kind.status is not None:
+                if kind.status == "suspended" or out.status.get(s.subject) != "suspended":
+                    out.status[s.subject] = kind.status
+                if r.round is not None:
+                    key = (r.tournament, s.subject)
+                    out.left[key] = min(out.left.get(key, r.round), r.round)
+            effect = scoring.effects.get(s.kind)
+            if s.score is None and effect is None:
+                continue
+            round_ = _target_round(scoring, r)
+            for player in _players_of(roster, s.subject):
+                e = out.effects.setdefault((r.tournament, round_, player), _Effects())
+                if s.score is not None and e.fixed is None:
+                    own, other = (int(x) for x in s.score.split("-"))
+                    e.fixed = (own, other)
+                if effect == "lose-game":
+                    e.lose_games += 1
+                elif effect == "lose-match":
+                    e.lose_match = True
+                elif effect == "void":
+                    e.void = True
+    return out
+
+
+def _target_round(scoring: Scoring, r: Ruling) -> int | None:
+    """The round whose match a ruling's sanctions change: its own, or the next one."""
+    nxt = scoring.next_match
+    if nxt is None or r.round is None:
+        return r.round
+    if r.cause in nxt.causes or any(r.details.get(d) for d in nxt.details):
+        return r.round + 1
+    return r.round
+
+
+def _players_of(roster: Roster, subject: str) -> list[str]:
+    """A sanction on a team acts on each of its players' matches."""
+    return list(roster.teams[subject]) if subject in roster.teams else [subject]
+
+
+def _counted(roster: Roster, results: list[tuple[Result, int]],
+             read: _Rulings) -> list[tuple[Result, int, tuple[bool, bool]]]:
+    """Results that count, each with whether it is the round's first match of each side.
+
+    A result of a later round than the one in which a player (or their team) left the
+    tournament counts for neither side.
+    """
+    out = []
+    seen: set[Key] = set()
+    for result, t in results:
+        if _after_leaving(roster, result, t, read):
+            continue
+        firsts = []
+        for player in result.players:
+            key = (t, result.round, player)
+            firsts.append(key not in seen)
+            seen.add(key)
+        out.append((result, t, (firsts[0], firsts[1])))
+    return out
+
+
+def _after_leaving(roster: Roster, result: Result, t: int, read: _Rulings) -> bool:
+    if result.round is None:
+        return False
+    for player in result.players:
+        for subject in (player, roster.team_of.get(player)):
+            left = read.left.get((t, subject)) if subject is not None else None
+            if left is not None and result.round > left:
+                return True
+    return False
+
+
+# ---------------------------------------------------------------------- points
+def _points(roster: Roster, results: list[tuple[Result, int]],
+            read: _Rulings) -> dict[str, Any]:
+    """Per player: games, game points, deductions, total; per team the sums and card points."""
     players: dict[str, dict[str, Any]] = {
-        p: {"games": 0, "game_points": 0, "deductions": deductions.get(p, 0)}
+        p: {"games": 0, "game_points": 0, "deductions": read.deductions.get(p, 0)}
         for p in roster.players
     }
-    for result, tournament in results:
+    for result, t, firsts in _counted(roster, results, read):
         a, b = result.players
         sa, sb = result.score
-        if (tournament, result.round, a) in fixed:
-            sa, sb = fixed[(tournament, result.round, a)]
-        elif (tournament, result.round, b) in fixed:
-            sb, sa = fixed[(tournament, result.round, b)]
-        for player, own, other in ((a, sa, sb), (b, sb, sa)):
-            entry = players[player]
+        ea = read.effects.get((t, result.round, a)) if firsts[0] else None
+        eb = read.effects.get((t, result.round, b)) if firsts[1] else None
+        # a fixed game result (e.g. 0-20) given in a round replaces that round's score
+        if ea is not None and ea.fixed is not None:
+            sa, sb = ea.fixed
+        elif eb is not None and eb.fixed is not None:
+            sb, sa = eb.fixed
+        for player, own in ((a, sa), (b, sb)):
+            entry = players.setdefault(player, {"games": 0, "game_points": 0,
+                                                "deductions": read.deductions.get(player, 0)})
             entry["games"] += 1
-            if scoring.kind == "points":
-                entry["game_points"] += own
-            else:
-                entry["game_points"] += (scoring.win if own > other else
-                                         scoring.draw if own == other else scoring.loss)
+            entry["game_points"] += own
     for entry in players.values():
         entry["total"] = entry["game_points"] + entry["deductions"]
     teams: dict[str, dict[str, Any]] = {}
     for team, members in roster.teams.items():
         game_points = sum(players[m]["game_points"] for m in members)
         member_deductions = sum(players[m]["deductions"] for m in members)
-        card_points = deductions.get(team, 0)
+        card_points = read.deductions.get(team, 0)
         teams[team] = {
             "game_points": game_points,
             "deductions": member_deductions,
@@ -59,3 +182,80 @@ def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
             "total": game_points + member_deductions + card_points,
         }
     return {"players": players, "teams": teams}
+
+
+# ---------------------------------------------------------------------- match points
+COUNTS = ("matches", "wins", "draws", "losses", "annulled", "games_won", "games_lost",
+          "match_points")
+PLURAL = {"win": "wins", "draw": "draws", "loss": "losses"}
+
+
+def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
+                  read: _Rulings) -> dict[str, Any]:
+    """Per player: matches, wins, draws, losses, annulled, games, match points, tiebreakers,
+    place and status; per team the sums of its players, its place and status."""
+    rows: dict[str, dict[str, int]] = {p: dict.fromkeys(COUNTS, 0) for p in roster.players}
+    opponents: dict[str, list[str]] = defaultdict(list)
+    points = {"win": scoring.win, "draw": scoring.draw, "loss": scoring.loss}
+    for result, t, firsts in _counted(roster, results, read):
+        a, b = result.players
+        none = _Effects()
+        ea = (read.effects.get((t, result.round, a)) if firsts[0] else None) or none
+        eb = (read.effects.get((t, result.round, b)) if firsts[1] else None) or none
+        for player in (a, b):
+            rows.setdefault(player, dict.fromkeys(COUNTS, 0))
+        if ea.void or eb.void:
+            rows[a]["annulled"] += 1
+            rows[b]["annulled"] += 1
+            continue
+        ga, gb = result.score
+        if ea.fixed is not None:
+            ga, gb = ea.fixed
+        elif eb.fixed is not None:
+            gb, ga = eb.fixed
+        else:
+            # a game lost to a penalty is not in the reported score: the opponent wins it
+            ga, gb = ga + eb.lose_games, gb + ea.lose_games
+        if ea.lose_match or eb.lose_match:
+            outcome_a = "loss" if ea.lose_match else "win"
+            outcome_b = "loss" if eb.lose_match else "win"
+        else:
+            outcome_a = "win" if ga > gb else "draw" if ga == gb else "loss"
+            outcome_b = "win" if gb > ga else "draw" if ga == gb else "loss"
+        for player, opponent, outcome, won, lost in ((a, b, outcome_a, ga, gb),
+                                                      (b, a, outcome_b, gb, ga)):
+            row = rows[player]
+            row["matches"] += 1
+            row[PLURAL[outcome]] += 1
+            row["games_won"] += won
+            row["games_lost"] += lost
+            row["match_points"] += points[outcome]
+            opponents[player].append(opponent)
+    breaks = {p: _tiebreakers(scoring, rows, opponents[p]) for p in rows}
+    order = sorted(rows, key=lambda p: (-rows[p]["match_points"],
+                                        *(-v for v in breaks[p].values()), p))
+    players: dict[str, dict[str, Any]] = {}
+    for place, p in enumerate(order, start=1):
+        players[p] = {"place": place, **rows[p], **breaks[p],
+                      "status": read.status.get(p, "active")}
+    team_rows = {team: {key: sum(rows[m][key] for m in members if m in rows) for key in COUNTS}
+                 for team, members in roster.teams.items()}
+    team_order = sorted(team_rows, key=lambda t: (-team_rows[t]["match_points"], t))
+    teams = {team: {"place": place, **team_rows[team],
+                    "status": read.status.get(team, "active")}
+             for place, team in enumerate(team_order, start=1)}
+    return {"players": players, "teams": teams}
+
+
+def _tiebreakers(scoring: Scoring, rows: dict[str, dict[str, int]],
+                 opponents: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for tb in scoring.tiebreakers:
+        if tb.id == "omw":
+            floor = Fraction(tb.floor)
+            rates = [max(floor, Fraction(rows[o]["match_points"],
+                                         scoring.win * rows[o]["matches"]))
+                     for o in opponents]
+            mean = sum(rates, Fraction(0)) / len(rates) if rates else Fraction(0)
+            out["omw"] = float(round(mean, 4))
+    return out

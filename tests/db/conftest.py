@@ -74,3 +74,11 @@ def db_engine(db_url: str) -> Iterator[sa.Engine]:
 @pytest.fixture
 def ledger(db_engine: sa.Engine) -> Ledger:
     return Ledger(db_engine)
+
+
+@pytest.fixture
+def berserk(ledger: Ledger) -> tuple[int, int]:
+    """(series id, tournament id): berserk, professional, alice/bob/carol, judges anna/oleg."""
+    from ledger_testkit import setup_berserk
+
+    return setup_berserk(ledger)

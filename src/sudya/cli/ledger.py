@@ -438,3 +438,76 @@ def import_scenario_cmd(file: Annotated[Path, typer.Argument(help="scenario file
     series = import_scenario(ledger, scenario, name=name)
     sys.stdout.write(json.dumps(imported_json(ledger, series), ensure_ascii=False, indent=2)
                      + "\n")
+
+
+# ---------------------------------------------------------------------- web app
+user_app = typer.Typer(help="Пользователи / users of the web app.", no_args_is_help=True)
+app.add_typer(user_app, name="user")
+
+
+@user_app.command("add")
+def user_add(username: Annotated[str, typer.Argument()],
+             password: Annotated[str, typer.Option(prompt=True, hide_input=True,
+                                                   envvar="SUDYA_NEW_PASSWORD")],
+             name: Annotated[str | None, typer.Option()] = None,
+             person: Annotated[str | None, typer.Option(help="the player this user is")]
+             = None,
+             role: Annotated[list[str] | None, typer.Option(
+                 help="TOURNAMENT:ROLE (organiser, scorekeeper, player)")] = None,
+             db: Db = None) -> None:
+    """Учётная запись веб-приложения. Add a web app account (argon2 password hash)."""
+    from sudya.web.auth import assign, create_user
+
+    ledger = _ledger(db)
+    with ledger.uow().begin() as s:
+        user = create_user(s, username=username, password=password, display_name=name,
+                           person=person)
+        for item in role or []:
+            tid, sep, what = item.partition(":")
+            if not sep or not tid.isdigit():
+                raise UsageError(f"--role: write TOURNAMENT:ROLE, got {item!r}")
+            assign(s, user=user, tournament_id=int(tid), role=what)
+    out.print(f"{username}")
+
+
+@user_app.command("revoke-sessions")
+def user_revoke(username: Annotated[str, typer.Argument()], db: Db = None) -> None:
+    """Закрыть все сессии пользователя. Sign a user out everywhere."""
+    from sqlalchemy import select
+
+    from sudya.db import models as m
+    from sudya.web.auth import revoke
+
+    ledger = _ledger(db)
+    with ledger.uow().begin() as s:
+        user = s.scalar(select(m.User).where(m.User.username == username))
+        if user is None:
+            raise UsageError(f"USERNAME: unknown user {username!r}")
+        count = revoke(s, user_id=user.id)
+    out.print(f"{count}")
+
+
+@app.command()
+def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite)")] = False,
+          host: Annotated[str, typer.Option()] = "127.0.0.1",
+          port: Annotated[int, typer.Option()] = 8000,
+          db: Db = None) -> None:
+    """Веб-приложение судей. Serve the judges' web app (and the JSON API)."""
+    import uvicorn
+
+    from sudya.settings import Settings
+    from sudya.web.app import create_app
+
+    settings = Settings()
+    if demo:
+        from sudya.web.demo import PASSWORD, USERS, build
+
+        path = Path(db.removeprefix("sqlite:///")) if db else Path("sudya-demo.db")
+        build(path)
+        settings = Settings(database_url=f"sqlite:///{path}")
+        out.print(f"Демо / demo: http://{host}:{port}/  база / database: {path}")
+        for username, (display, _person, _roles) in USERS.items():
+            out.print(f"  {username} / {PASSWORD}  — {display}")
+    elif db:
+        settings = Settings(database_url=db)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")

@@ -207,3 +207,49 @@ APPEND_ONLY_TABLES = tuple(m.__tablename__ for m in APPEND_ONLY)
 
 __all__ = ["Base", "Series", "Tournament", "Person", "Team", "Entry", "Staff", "Event",
            "Ruling", "Sanction", "Revocation", "Result", "APPEND_ONLY", "APPEND_ONLY_TABLES"]
+
+
+class User(Audited, Base):
+    """A person who signs in to the web app (a judge, an organiser, a player…)."""
+
+    __tablename__ = "app_user"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(100), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(300))
+    display_name: Mapped[str] = mapped_column(String(200))
+    person_handle: Mapped[str | None] = mapped_column(String(100))  # a player's own record
+    lang: Mapped[str] = mapped_column(String(5), default="ru")
+
+
+class WebSession(Base):
+    """A signed-in session, kept on the server so it can be revoked."""
+
+    __tablename__ = "web_session"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("app_user.id"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Assignment(Audited, Base):
+    """A user's role in a tournament: a rulebook role, or organiser, scorekeeper, player."""
+
+    __tablename__ = "assignment"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("app_user.id"), index=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    role: Mapped[str] = mapped_column(String(50))
+    __table_args__ = (UniqueConstraint("user_id", "tournament_id", "role"),)
+
+
+class RoundClock(Audited, Base):
+    """A round started: its number, when, and how many minutes it lasts."""
+
+    __tablename__ = "round_clock"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    round: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    minutes: Mapped[int] = mapped_column(Integer)

@@ -7,6 +7,7 @@ here, once, and their names checked against what the rule declares.
 from __future__ import annotations
 
 import datetime as dt
+from fractions import Fraction
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -416,15 +417,76 @@ class Appeals(Model):
     interpretation: Notes = []
 
 
+ScoreEffect = Literal["lose-game", "lose-match", "void"]
+RulingCause = Literal["table", "repeat", "stacking", "conversion", "accumulation",
+                      "aggravation", "discretion", "decision", "appeal", "cancellation"]
+
+
+def _fraction(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ValueError("a fraction must be written as a string such as \"1/3\" or \"0.33\"")
+    try:
+        frac = Fraction(value)
+    except (ValueError, ZeroDivisionError) as exc:
+        raise ValueError(f"not a fraction: {value!r}") from exc
+    if not 0 <= frac <= 1:
+        raise ValueError(f"a rate must lie between 0 and 1, got {value!r}")
+    return value
+
+
+class NextMatch(Model):
+    """Rulings whose result effects land on the subject's match of the next round."""
+
+    details: list[str] = []  # a ruling whose details hold one of these (true), e.g. between matches
+    causes: list[RulingCause] = []  # rulings of these causes, e.g. stacking at the end of a match
+    note: Note | None = None
+
+
+class Tiebreaker(Model):
+    """A tiebreaker after points; `omw`: opponents' match-win percentage."""
+
+    id: Literal["omw"]
+    floor: Annotated[str, BeforeValidator(_fraction)] = "0"  # least match-win rate counted
+    source: str = ""
+    note: Note | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"id": value}
+        return value
+
+
 class Scoring(Model):
-    """How game results score (used by standings)."""
+    """How game results score (used by standings).
+
+    `points`: a result is a game scored on a shared scale (each side's points count).
+    `match-points`: a result is a match (or fight) scored in games won; the winner gets `win`
+    points, a draw `draw`, a loss `loss`; `effects` say what sanction kinds do to the match of
+    the round they are given in (or of the next round, see `next_match`).
+    """
 
     kind: Literal["points", "match-points"]
     scale: int | None = None  # points shared in a game (e.g. 20)
     win: int = 3
     draw: int = 1
     loss: int = 0
+    effects: dict[str, ScoreEffect] = {}  # sanction kind -> what it does to the match
+    next_match: NextMatch | None = None
+    tiebreakers: Annotated[list[Tiebreaker], BeforeValidator(_as_list)] = []
     source: str = ""
+    interpretation: Notes = []
+
+    @model_validator(mode="after")
+    def _check(self) -> Scoring:
+        if self.kind == "points" and (self.effects or self.tiebreakers or self.next_match):
+            raise ValueError("effects, next_match and tiebreakers need kind: match-points")
+        if any(tb.id == "omw" for tb in self.tiebreakers) and self.win <= 0:
+            raise ValueError("tiebreaker omw needs win > 0 (match-win rates divide by it)")
+        return self
 
 
 class JudgeCall(Model):
@@ -513,6 +575,16 @@ class Rulebook(Model):
                 for ref in inf.cancels.infractions:
                     if ref not in seen:
                         problems.append(f"infractions.{inf.id}.cancels: {ref!r} is not defined")
+        if self.scoring:
+            for ref in self.scoring.effects:
+                kind(ref, "scoring.effects")
+            if self.scoring.next_match:
+                declared = set(self.common_details).union(
+                    *(inf.details for inf in self.infractions))
+                for name in self.scoring.next_match.details:
+                    if name not in declared:
+                        problems.append(f"scoring.next_match.details: {name!r} is not a "
+                                        "declared detail")
         if self.appeals:
             for role in self.appeals.heard_by:
                 if role not in self.roles:

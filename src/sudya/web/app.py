@@ -1,0 +1,124 @@
+"""The judges' web app and the JSON API, built by `create_app(settings)`."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from jinja2_fragments.fastapi import Jinja2Blocks
+from sqlalchemy import Engine
+
+from sudya import __version__
+from sudya.db.migrate import require_current
+from sudya.db.session import make_engine
+from sudya.errors import SudyaError
+from sudya.services.ledger import Ledger
+from sudya.settings import Settings
+from sudya.web import i18n
+from sudya.web.auth import AuthError, Throttle
+
+HERE = Path(__file__).parent
+
+
+def templates() -> Jinja2Blocks:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        lambda message, **kw: i18n.gettext(message, **kw),
+        lambda s, p, n, **kw: i18n.ngettext(s, p, n, **kw),
+        newstyle=True,
+    )
+    env.filters["date"] = i18n.date
+    env.filters["datetime"] = i18n.datetime
+    env.filters["t"] = i18n.text
+    env.globals["lang"] = i18n.current_lang.get
+    env.globals["version"] = __version__
+    return Jinja2Blocks(env=env)
+
+
+def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> FastAPI:
+    """The app over one database; refuses an unmigrated database."""
+    settings = settings or Settings()
+    db = engine or make_engine(settings.database_url)
+    require_current(db)
+    app = FastAPI(
+        title="Sudya API",
+        version=__version__,
+        description="Penalty regulations as a running system: record infractions, get "
+                    "rulings with their reasons, appeals, decisions, results, standings.",
+        openapi_url="/api/v1/openapi.json",
+        docs_url="/api/v1/docs",
+        redoc_url=None,
+    )
+    app.state.ledger = Ledger(db)
+    app.state.settings = settings
+    app.state.secret = settings.secret or secrets.token_hex(32)
+    app.state.throttle = Throttle()
+    app.state.templates = templates()
+
+    @app.middleware("http")
+    async def language_and_headers(request: Request, call_next: Any) -> Response:
+        lang = i18n.pick(request.query_params.get("lang") or request.cookies.get("lang"))
+        token = i18n.current_lang.set(lang)
+        try:
+            response: Response = await call_next(request)
+        finally:
+            i18n.current_lang.reset(token)
+        if "lang" in request.query_params:
+            response.set_cookie("lang", lang, max_age=365 * 86400, samesite="lax")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        content_type = response.headers.get("content-type", "")
+        if content_type.startswith("text/html") and "charset" not in content_type:
+            response.headers["content-type"] = "text/html; charset=utf-8"
+        return response
+
+    @app.exception_handler(SudyaError)
+    async def sudya_error(request: Request, exc: SudyaError) -> Response:
+        status = exc.status if isinstance(exc, AuthError) else 422
+        field = getattr(exc, "field", "")
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": [{"loc": ["body", *field.split(".")] if field
+                                             else ["body"], "msg": str(exc),
+                                             "type": exc.code}]}, status_code=status)
+        page: Response = app.state.templates.TemplateResponse(
+            request, "error.html", {"message": str(exc), "user": None, "csrf": "",
+                                    "lang": i18n.current_lang.get()}, status_code=status)
+        return page
+
+    from sudya.web import api, pages
+    from sudya.web.context import LoginRequired, see_other
+
+    @app.exception_handler(LoginRequired)
+    async def login_required(request: Request, exc: LoginRequired) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": "sign in first"}, status_code=401)
+        return see_other(f"/login?next={request.url.path}")
+
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+    app.include_router(pages.router)
+    app.include_router(api.router)
+    return app
+
+
+def db_session(request: Request) -> Iterator[Any]:
+    """A read-mostly session per request; services open their own transactions."""
+    ledger: Ledger = request.app.state.ledger
+    with ledger.factory() as session:
+        yield session
+
+
+__all__ = ["create_app", "templates", "db_session", "HTMLResponse"]

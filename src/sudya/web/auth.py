@@ -1,0 +1,216 @@
+"""Accounts, server-side sessions, CSRF tokens, login throttling and roles per tournament."""
+
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+
+from pwdlib import PasswordHash
+from pwdlib.hashers.argon2 import Argon2Hasher
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sudya.db import models as m
+from sudya.errors import SudyaError
+from sudya.rulebooks import loader
+
+SESSION_DAYS = 7
+EXTRA_ROLES = ("organiser", "scorekeeper", "player")
+_hasher = PasswordHash((Argon2Hasher(),))
+
+
+class AuthError(SudyaError):
+    code = "auth"
+
+    def __init__(self, message: str, *, status: int = 403, field: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.field = field
+
+
+def hash_password(password: str) -> str:
+    return _hasher.hash(password)
+
+
+def create_user(s: Session, *, username: str, password: str, display_name: str | None = None,
+                person: str | None = None) -> m.User:
+    """A new account (argon2 hash); `person` links a player to their own record."""
+    if not username.strip():
+        raise AuthError("username: required", status=422, field="username")
+    if len(password) < 8:
+        raise AuthError("password: at least 8 characters", status=422, field="password")
+    if s.scalar(select(m.User.id).where(m.User.username == username)) is not None:
+        raise AuthError(f"username: {username!r} is taken", status=422, field="username")
+    user = m.User(username=username, password_hash=hash_password(password),
+                  display_name=display_name or username, person_handle=person)
+    s.add(user)
+    s.flush()
+    return user
+
+
+def assign(s: Session, *, user: m.User, tournament_id: int, role: str) -> None:
+    """Make a user organiser, scorekeeper or player of a tournament.
+
+    Judge roles come from the tournament's staff list (`sudya judge add` with the user's
+    username as the judge's id), so the engine knows who ruled.
+    """
+    if s.get(m.Tournament, tournament_id) is None:
+        raise AuthError(f"tournament: unknown tournament {tournament_id}", status=422,
+                        field="tournament")
+    if role not in EXTRA_ROLES:
+        raise AuthError(f"role: {role!r} is not one of {', '.join(EXTRA_ROLES)}; judges are "
+                        "added to the tournament's staff", status=422, field="role")
+    exists = s.scalar(select(m.Assignment.id).where(
+        m.Assignment.user_id == user.id, m.Assignment.tournament_id == tournament_id,
+        m.Assignment.role == role))
+    if exists is None:
+        s.add(m.Assignment(user_id=user.id, tournament_id=tournament_id, role=role))
+
+
+class Throttle:
+    """At most `limit` failed logins per username and address in `window` seconds."""
+
+    def __init__(self, limit: int = 5, window: float = 300.0) -> None:
+        self.limit = limit
+        self.window = window
+        self._failures: dict[str, collections.deque[float]] = collections.defaultdict(
+            collections.deque)
+        self._lock = threading.Lock()
+
+    def _recent(self, key: str) -> collections.deque[float]:
+        q = self._failures[key]
+        cutoff = time.monotonic() - self.window
+        while q and q[0] < cutoff:
+            q.popleft()
+        return q
+
+    def check(self, key: str) -> None:
+        with self._lock:
+            if len(self._recent(key)) >= self.limit:
+                raise AuthError("too many failed logins; wait a few minutes", status=429)
+
+    def failed(self, key: str) -> None:
+        with self._lock:
+            self._recent(key).append(time.monotonic())
+
+    def succeeded(self, key: str) -> None:
+        with self._lock:
+            self._failures.pop(key, None)
+
+
+def login(s: Session, *, username: str, password: str, throttle: Throttle,
+          address: str) -> tuple[m.User, str]:
+    """Check the password; open a server-side session; return the user and the token."""
+    key = f"{username.lower()}@{address}"
+    throttle.check(key)
+    user = s.scalar(select(m.User).where(m.User.username == username))
+    ok = False
+    if user is not None:
+        ok, new_hash = _hasher.verify_and_update(password, user.password_hash)
+        if ok and new_hash:
+            user.password_hash = new_hash
+    else:
+        _hasher.hash(password)  # the same work whether or not the user exists
+    if user is None or not ok:
+        throttle.failed(key)
+        raise AuthError("wrong username or password", status=401, field="password")
+    throttle.succeeded(key)
+    token = secrets.token_urlsafe(32)
+    s.add(m.WebSession(token_hash=_digest(token), user_id=user.id,
+                       expires_at=m.now() + dt.timedelta(days=SESSION_DAYS)))
+    return user, token
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def session_user(s: Session, token: str | None) -> m.User | None:
+    """The user of a live (not expired, not revoked) session."""
+    if not token:
+        return None
+    row = s.scalar(select(m.WebSession).where(m.WebSession.token_hash == _digest(token)))
+    if row is None or row.revoked_at is not None:
+        return None
+    expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(
+        tzinfo=dt.UTC)
+    if expires < m.now():
+        return None
+    return s.get(m.User, row.user_id)
+
+
+def revoke(s: Session, token: str | None = None, *, user_id: int | None = None) -> int:
+    """End one session (logout) or every session of a user; returns how many."""
+    query = select(m.WebSession).where(m.WebSession.revoked_at.is_(None))
+    if token is not None:
+        query = query.where(m.WebSession.token_hash == _digest(token))
+    elif user_id is not None:
+        query = query.where(m.WebSession.user_id == user_id)
+    else:
+        return 0
+    count = 0
+    for row in s.scalars(query):
+        row.revoked_at = m.now()
+        count += 1
+    return count
+
+
+def csrf_token(secret: str, session_token: str) -> str:
+    """Bound to the session: a page's forms carry it, every state-changing request checks it."""
+    return hmac.new(secret.encode(), session_token.encode(), hashlib.sha256).hexdigest()
+
+
+def csrf_ok(secret: str, session_token: str | None, given: str | None) -> bool:
+    if not session_token or not given:
+        return False
+    return hmac.compare_digest(csrf_token(secret, session_token), given)
+
+
+@dataclass(frozen=True)
+class Roles:
+    """A user's roles in one tournament, and what the rulebook lets them do."""
+
+    names: frozenset[str]
+    may: frozenset[str]  # rulebook actions: rule, decide, hear-appeals
+    person: str | None
+    judge_handle: str | None
+
+    def can(self, action: str) -> bool:
+        if action in ("rule", "decide", "hear-appeals"):
+            return action in self.may
+        if action == "results":
+            return bool({"scorekeeper", "organiser"} & self.names) or "rule" in self.may
+        if action == "manage":
+            return "organiser" in self.names
+        if action == "appeal":
+            return bool(self.names)
+        if action == "view-all":
+            return bool(self.names - {"player"})
+        return False
+
+
+def roles_in(s: Session, user: m.User | None, tournament: m.Tournament) -> Roles:
+    """Assignments plus the judge role the tournament's staff list gives the user."""
+    if user is None:
+        return Roles(frozenset(), frozenset(), None, None)
+    names = set(s.scalars(select(m.Assignment.role).where(
+        m.Assignment.user_id == user.id, m.Assignment.tournament_id == tournament.id)))
+    staff = s.scalar(select(m.Staff).where(m.Staff.tournament_id == tournament.id,
+                                           m.Staff.handle == user.username))
+    book = loader.load(tournament.series.rulebook, tournament.edition)
+    judge = None
+    if staff is not None:
+        names.add(staff.role)
+        judge = staff.handle
+    may: set[str] = set()
+    for name in names:
+        role = book.roles.get(name)
+        if role is not None:
+            may.update(role.may)
+    return Roles(frozenset(names), frozenset(may), user.person_handle, judge)

@@ -1,0 +1,90 @@
+"""What every page and API call needs: the database session, the user, CSRF, rendering."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.orm import Session
+
+from sudya.db import models as m
+from sudya.rulebooks import loader
+from sudya.rulebooks.schema import Rulebook
+from sudya.services.ledger import Ledger
+from sudya.web import i18n
+from sudya.web.app import db_session
+from sudya.web.auth import AuthError, Roles, csrf_ok, csrf_token, roles_in, session_user
+
+COOKIE = "sudya_session"
+
+
+class LoginRequired(Exception):
+    """An HTML page needs a signed-in user: redirect to the login page."""
+
+
+@dataclass
+class Ctx:
+    request: Request
+    session: Session
+    user: m.User | None
+    token: str | None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ledger(self) -> Ledger:
+        ledger: Ledger = self.request.app.state.ledger
+        return ledger
+
+    @property
+    def csrf(self) -> str:
+        return csrf_token(self.request.app.state.secret, self.token) if self.token else ""
+
+    def check_csrf(self, given: str | None) -> None:
+        """Every state-changing request carries the session's CSRF token (form or header)."""
+        if self.request.headers.get("authorization", "").lower().startswith("bearer "):
+            return  # API clients with a bearer token are not exposed to CSRF
+        given = given or self.request.headers.get("x-csrf-token")
+        if not csrf_ok(self.request.app.state.secret, self.token, given):
+            raise AuthError(i18n.gettext("The form has expired; reload the page and try "
+                                         "again."), status=403)
+
+    def need_user(self) -> m.User:
+        if self.user is None:
+            raise LoginRequired
+        return self.user
+
+    def tournament(self, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
+        t = self.session.get(m.Tournament, tid)
+        if t is None:
+            raise AuthError(i18n.gettext("No such tournament."), status=404)
+        book = loader.load(t.series.rulebook, t.edition)
+        return t, book, roles_in(self.session, self.user, t)
+
+    def render(self, template: str, status: int = 200, block: str | None = None,
+               **data: Any) -> Response:
+        templates = self.request.app.state.templates
+        context = {"user": self.user, "csrf": self.csrf, "lang": i18n.current_lang.get(),
+                   "path": self.request.url.path, **data}
+        extra = {"block_name": block} if block is not None else {}
+        response: Response = templates.TemplateResponse(self.request, template, context,
+                                                        status_code=status, **extra)
+        return response
+
+
+def get_ctx(request: Request, session: Session = Depends(db_session)) -> Ctx:
+    token = request.cookies.get(COOKIE)
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        token = auth[7:].strip()
+    return Ctx(request=request, session=session, user=session_user(session, token),
+               token=token)
+
+
+def forbid(message: str) -> AuthError:
+    return AuthError(message, status=403)
+
+
+def see_other(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)

@@ -1,0 +1,104 @@
+"""`sudya serve --demo`: a SQLite database with one tournament per bundled rulebook."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from sudya.db.migrate import upgrade
+from sudya.db.session import make_engine
+from sudya.services.ledger import Actor, Ledger
+from sudya.web.auth import assign, create_user
+
+PASSWORD = "sudya-demo"
+USERS = {
+    # username: (display name, person it is, [(tournament key, extra role)])
+    "glavsud": ("Анна Главная", None, [("berserk", "organiser"), ("clan", "organiser"),
+                                       ("wargame", "organiser")]),
+    "sudya": ("Олег Зальный", None, []),
+    "mladshiy": ("Костя Младший", None, []),
+    "master": ("Мастер Турниров", None, []),
+    "igrok": ("Алиса (игрок)", "alisa", [("berserk", "player")]),
+    "schet": ("Счётчик", None, [("berserk", "scorekeeper"), ("wargame", "scorekeeper")]),
+}
+
+
+def build(path: Path) -> Engine:
+    """A fresh demo database at `path` (replaced if it exists)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    engine = make_engine(f"sqlite:///{path}")
+    upgrade(engine)
+    ledger = Ledger(engine)
+    actor = Actor(name="demo")
+    today = dt.date.today()
+    tids = {}
+
+    ledger.create_series(name="Кубок «Берсерк»", rulebook="berserk", actor=actor)
+    b = tids["berserk"] = ledger.create_tournament(
+        series="Кубок «Берсерк»", name="Этап 1", date=today, level="professional",
+        actor=actor)
+    for i, p in enumerate(["alisa", "boris", "vera", "gleb", "dasha", "egor"], start=1):
+        ledger.add_player(tournament=b, handle=p, table=(i + 1) // 2, actor=actor)
+    ledger.add_judge(tournament=b, handle="glavsud", role="head-judge", official=True,
+                     actor=actor)
+    ledger.add_judge(tournament=b, handle="sudya", role="floor-judge", actor=actor)
+    for pair, score in ((("alisa", "boris"), (2, 1)), (("vera", "gleb"), (1, 1)),
+                        (("dasha", "egor"), (0, 2))):
+        ledger.record_result(tournament=b, players=pair, score=score, round=1, actor=actor)
+    ledger.record(tournament=b, infraction="gameplay.slow-play", player="boris",
+                  judge="sudya", round=1, actor=actor)
+    ledger.record(tournament=b, infraction="gameplay.missed-trigger", player="vera",
+                  judge="sudya", round=1,
+                  details={"both_could_control": True, "opponent": "gleb"}, actor=actor)
+    ledger.record(tournament=b, infraction="deck.careless-decklist", player="egor",
+                  judge="glavsud", round=1, actor=actor)
+
+    ledger.create_series(name="Клановый чемпионат", rulebook="clan-championship",
+                         actor=actor)
+    c = tids["clan"] = ledger.create_tournament(series="Клановый чемпионат",
+                                                name="Весенний этап", date=today, actor=actor)
+    ledger.add_team(tournament=c, handle="sever", name="Север", members=["grom", "veda"],
+                    actor=actor)
+    ledger.add_team(tournament=c, handle="yug", name="Юг", members=["lis", "rys"], actor=actor)
+    ledger.add_judge(tournament=c, handle="master", role="tournament-master", actor=actor)
+    ledger.add_judge(tournament=c, handle="glavsud", role="tournament-master", actor=actor)
+    ledger.record(tournament=c, infraction="elixirs.forbidden-combat", player="veda",
+                  judge="master", round=1, actor=actor)
+    ledger.record(tournament=c, infraction="hoops", player="veda", judge="master", round=2,
+                  actor=actor)  # aggravated: pending the college's decision
+    ledger.record(tournament=c, infraction="attack.undeclared-on-participant", player="grom",
+                  judge="master", details={"level": 12, "attacks": 2}, actor=actor)
+    ledger.record_result(tournament=c, players=("grom", "lis"), score=(1, 0), round=1,
+                         actor=actor)
+
+    ledger.create_series(name="Командный турнир", rulebook="team-wargame", actor=actor)
+    w = tids["wargame"] = ledger.create_tournament(series="Командный турнир",
+                                                   name="Лига, тур 3", date=today, actor=actor)
+    ledger.add_team(tournament=w, handle="volki", name="Волки", members=["ivan", "petr"],
+                    actor=actor)
+    ledger.add_team(tournament=w, handle="medvedi", name="Медведи", members=["olga", "nina"],
+                    actor=actor)
+    ledger.add_judge(tournament=w, handle="glavsud", role="head-judge", actor=actor)
+    ledger.add_judge(tournament=w, handle="sudya", role="senior-judge", actor=actor)
+    ledger.add_judge(tournament=w, handle="mladshiy", role="junior-judge", actor=actor)
+    ledger.record_result(tournament=w, players=("ivan", "olga"), score=(12, 8), round=1,
+                         actor=actor)
+    ledger.record_result(tournament=w, players=("petr", "nina"), score=(5, 15), round=1,
+                         actor=actor)
+    ledger.record(tournament=w, infraction="disruptive-behaviour", player="ivan",
+                  judge="sudya", round=1, actor=actor)
+    ledger.record(tournament=w, infraction="petty-cheating", player="petr", judge="sudya",
+                  round=1, actor=actor)
+    ledger.record(tournament=w, infraction="serious-cheating", player="olga",
+                  judge="sudya", round=1, actor=actor)  # judge's range: pending
+
+    with ledger.uow().begin() as s:
+        for username, (name, person, roles) in USERS.items():
+            user = create_user(s, username=username, password=PASSWORD, display_name=name,
+                               person=person)
+            for key, role in roles:
+                assign(s, user=user, tournament_id=tids[key], role=role)
+    return engine

@@ -1,0 +1,158 @@
+"""The record form: finding an infraction, the inputs its rule declares, reading them back."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from fastapi import Request
+from starlette.datastructures import FormData
+
+from sudya.rulebooks.schema import Infraction, Outcome, Rulebook, _outcomes
+from sudya.web import i18n
+
+_ = i18n.gettext
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true"
+
+
+def _fold(text: str) -> str:
+    return text.lower().replace("ё", "е").strip()
+
+
+def search(book: Rulebook, q: str) -> list[Infraction]:
+    """Infractions whose id, Russian or English name contains the typed text."""
+    needle = _fold(q)
+    if not needle:
+        return list(book.infractions)
+    return [inf for inf in book.infractions
+            if needle in _fold(inf.id) or needle in _fold(inf.name.ru)
+            or needle in _fold(inf.name.en)]
+
+
+def inputs(book: Rulebook, inf: Infraction | None, summary: dict[str, Any]
+           ) -> list[dict[str, Any]]:
+    """Exactly the inputs the rule declares, ready for the template."""
+    if inf is None:
+        return []
+    players = [p["handle"] for p in summary["players"]]
+    out = []
+    for name, d in {**book.common_details, **inf.details}.items():
+        out.append({
+            "name": f"details.{name}", "key": name, "type": d.type,
+            "label": i18n.text(d.name) if d.name else name,
+            "required": d.required,
+            "required_if": d.required_if.source if d.required_if else "",
+            "values": d.values if d.type == "enum" else players if d.type == "player" else [],
+            "default": d.default, "min": d.min, "max": d.max,
+        })
+    return out
+
+
+def choice_options(book: Rulebook, inf: Infraction | None, level: str | None
+                   ) -> dict[str, Any] | None:
+    """The judge's choices any table cell of this infraction offers (the engine checks)."""
+    if inf is None:
+        return None
+    names: list[str] = []
+    points: tuple[int, int] | None = None
+    amount = False
+    for _path, outcome in _outcomes(inf):
+        if not isinstance(outcome, Outcome):
+            continue
+        names += [n for n in outcome.options if n not in names]
+        if outcome.points:
+            points = (outcome.points.least, outcome.points.most)
+        amount = amount or outcome.amount
+    if not names and points is None and not amount:
+        return None
+    return {"options": names, "points": points, "amount": amount}
+
+
+def error_field(field: str) -> str:
+    return field or "infraction"
+
+
+def parse(book: Rulebook, summary: dict[str, Any], form: FormData
+          ) -> tuple[dict[str, Any], dict[str, str]]:
+    """The form's values in the engine's terms, and an error beside each bad field."""
+    errors: dict[str, str] = {}
+    parsed: dict[str, Any] = {}
+    inf = book.infraction(str(form.get("infraction", "")))
+    if inf is None:
+        errors["infraction"] = _("Choose an infraction.")
+        return parsed, errors
+    parsed["infraction"] = inf.id
+    players = {p["handle"] for p in summary["players"]}
+    offender = str(form.get("player", "")).strip()
+    if offender in summary["teams"]:
+        parsed["team"] = offender
+    elif offender in players:
+        parsed["player"] = offender
+    else:
+        errors["player"] = _("Choose the player.")
+    rnd = str(form.get("round", "")).strip()
+    if rnd:
+        if rnd.isdigit():
+            parsed["round"] = int(rnd)
+        else:
+            errors["round"] = _("A whole number.")
+    details: dict[str, Any] = {}
+    for name, d in {**book.common_details, **inf.details}.items():
+        raw = form.get(f"details.{name}")
+        value = str(raw).strip() if raw is not None else ""
+        field = f"details.{name}"
+        if d.type == "bool":
+            if raw is not None:
+                details[name] = value not in ("", "false", "0", "off")
+            continue
+        if value == "":
+            continue
+        try:
+            details[name] = _value(d.type, value, players)
+        except ValueError:
+            errors[field] = _expected(d.type)
+    parsed["details"] = details
+    choice = str(form.get("choice", "")).strip()
+    if choice == "points":
+        try:
+            parsed["choice"] = {"points": -abs(int(str(form.get("choice_points", ""))))}
+        except ValueError:
+            errors["choice"] = _("Enter the points to deduct.")
+    elif choice == "amount":
+        try:
+            parsed["choice"] = {"amount": int(str(form.get("choice_amount", "")))}
+        except ValueError:
+            errors["choice"] = _("Enter the amount.")
+    elif choice:
+        parsed["choice"] = choice
+    return parsed, errors
+
+
+def _value(kind: str, value: str, players: set[str]) -> Any:
+    if kind in ("int", "number"):
+        number = float(value.replace(",", "."))
+        return int(number) if kind == "int" or number.is_integer() else number
+    if kind == "date":
+        return dt.date.fromisoformat(value).isoformat()
+    if kind == "map":
+        out: dict[str, float] = {}
+        for part in value.replace(";", ",").split(","):
+            key, sep, amount = part.partition("=")
+            if not sep:
+                raise ValueError(part)
+            number = float(amount.strip().replace(",", "."))
+            out[key.strip()] = int(number) if number.is_integer() else number
+        return out
+    return value
+
+
+def _expected(kind: str) -> str:
+    return {
+        "int": _("A whole number."),
+        "number": _("A number."),
+        "date": _("A date such as 2026-03-01."),
+        "map": _("Write it as name=value, name=value."),
+    }.get(kind, _("Check this value."))

@@ -1,0 +1,154 @@
+"""Russian first, English second: gettext catalogues (Babel), plurals and dates per request."""
+
+from __future__ import annotations
+
+import contextvars
+import datetime as dt
+import functools
+import io
+import re
+from pathlib import Path
+
+from babel.dates import format_date, format_datetime
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+LOCALES = ("ru", "en")
+DEFAULT = "ru"
+CATALOGUES = Path(__file__).resolve().parent.parent / "locale"
+
+current_lang: contextvars.ContextVar[str] = contextvars.ContextVar("lang", default=DEFAULT)
+
+
+@functools.cache
+def translations(lang: str) -> Translations:
+    """The catalogue for a language, compiled in memory from its .po file."""
+    path = CATALOGUES / f"{lang}.po"
+    if not path.exists():
+        return Translations()
+    with path.open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(fp=buf)
+
+
+def gettext(message: str, **params: object) -> str:
+    text = translations(current_lang.get()).ugettext(message)
+    return text % params if params else text
+
+
+def ngettext(singular: str, plural: str, n: int, **params: object) -> str:
+    text = translations(current_lang.get()).ungettext(singular, plural, n)
+    return text % {"num": n, **params}
+
+
+def pick(lang: str | None) -> str:
+    return lang if lang in LOCALES else DEFAULT
+
+
+def date(value: dt.date | None, fmt: str = "medium") -> str:
+    if value is None:
+        return "—"
+    return format_date(value, format=fmt, locale=current_lang.get())
+
+
+def datetime(value: dt.datetime | None, fmt: str = "short") -> str:
+    if value is None:
+        return "—"
+    return format_datetime(value, format=fmt, locale=current_lang.get())
+
+
+def text(value: object) -> str:
+    """A rulebook text ({ru, en}) in the current language."""
+    get = getattr(value, "get", None)
+    if callable(get) and hasattr(value, "ru"):
+        return str(get(current_lang.get()))
+    return "" if value is None else str(value)
+
+
+CAUSES = {
+    "table": ("by the table", "по таблице"),
+    "repeat": ("repeat", "повтор"),
+    "stacking": ("stacking (three of a kind)", "сложение (три одинаковых)"),
+    "conversion": ("conversion of cards", "превращение карточек"),
+    "accumulation": ("accumulation (team disqualification)",
+                     "совокупность (дисквалификация команды)"),
+    "aggravation": ("aggravation: the college decides", "совокупность: решает коллегия"),
+    "discretion": ("judge's choice", "на усмотрение судьи"),
+    "decision": ("decision", "решение"),
+    "appeal": ("appeal", "апелляция"),
+    "cancellation": ("cancellation", "отмена"),
+    "correction": ("correction", "исправление"),
+    "none": ("no penalty", "без наказания"),
+}
+
+
+def cause(value: str) -> str:
+    en, ru = CAUSES.get(value, (value, value))
+    return ru if current_lang.get() == "ru" else en
+
+
+# The engine and the ledger speak English; judges read Russian. Each pattern is a whole
+# message with named parts; the Russian text keeps those parts.
+RULE_MESSAGES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p), ru) for p, ru in [
+        (r"required by (?P<x>.+)", "обязательно для {x}"),
+        (r"unknown player '(?P<x>.+)'", "неизвестный игрок «{x}»"),
+        (r"unknown team '(?P<x>.+)'", "неизвестная команда «{x}»"),
+        (r"unknown judge '(?P<x>.+)'", "неизвестный судья «{x}»"),
+        (r"unknown infraction '(?P<x>.+)'", "неизвестное нарушение «{x}»"),
+        (r"must be one of (?P<x>.+)", "должно быть одним из: {x}"),
+        (r"must be a (?P<x>\w+)", "неверный тип значения ({x})"),
+        (r"must be at least (?P<x>.+)", "не меньше {x}"),
+        (r"must be at most (?P<x>.+)", "не больше {x}"),
+        (r"(?P<x>\S+) does not apply at level '(?P<y>.+)' \(only (?P<z>.+)\)",
+         "{x} не применяется на уровне «{y}» (только {z})"),
+        (r"does not apply at level '(?P<x>.+)'", "не применяется на уровне «{x}»"),
+        (r"(?P<x>\S+) applies only with settings\.(?P<y>\w+): (?P<z>.+) "
+         r"\(this tournament: (?P<w>.+)\)",
+         "{x} применяется только при настройке {y} = {z} (в этом турнире: {w})"),
+        (r"judge '(?P<x>.+)' is a (?P<y>\S+) and may not (?P<z>.+)",
+         "судья «{x}» — {y} и не может: {z}"),
+        (r"choice (?P<x>.+) is not offered \(offered: (?P<y>.*)\)",
+         "выбор {x} не предусмотрен (возможно: {y})"),
+        (r"choice\.points (?P<x>-?\d+) is outside the range (?P<y>.+)",
+         "штраф {x} вне диапазона {y}"),
+        (r"required: \{amount: N\}.*", "укажите объём (choice: {{amount: N}}), целое число"),
+        (r"the decision is not stricter than the table's (?P<x>.+)",
+         "решение не строже табличного: {x}"),
+        (r"there is no ruling for event '(?P<x>.+)'.*", "нет решения по событию «{x}»"),
+        (r"the ruling for event '(?P<x>.+)' is not pending a decision",
+         "решение по событию «{x}» не ожидает решения"),
+        (r"the ruling for event '(?P<x>.+)' was already appealed.*",
+         "решение по событию «{x}» уже обжаловано; решение по апелляции окончательно"),
+        (r"appeals are decided by (?P<x>.+)", "апелляции решает: {x}"),
+        (r"the ruling for event '(?P<x>.+)' was given by the (?P<y>\S+), whose decisions "
+         r"are final", "решение по событию «{x}» вынес {y}; его решения окончательны"),
+        (r"repeat of (?P<x>\S+): one rank above (?P<y>\S+)",
+         "повтор {x}: на ступень выше, чем {y}"),
+        (r"repeat no\. (?P<x>\d+) of (?P<y>\S+)", "{x}-й раз: {y}"),
+        (r"aggravation: the subject holds a valid sanction; the college must decide a "
+         r"stricter one", "совокупность: у субъекта есть действующее наказание; коллегия "
+         "должна назначить более строгое"),
+        (r"judge's choice within a range: pending", "на усмотрение судьи: ожидает выбора"),
+        (r"interpretation: (?P<x>.+)", "толкование: {x}"),
+    ]
+]
+
+
+def rule_message(message: str) -> str:
+    """An engine or ledger message in the current language (Russian where known)."""
+    if current_lang.get() != "ru":
+        return message
+    field, sep, rest = message.partition(": ")
+    if sep and (field.startswith("details.") or field in (
+            "player", "team", "judge", "choice", "infraction", "of", "sanctions", "outcome")):
+        return f"{field}: {rule_message(rest)}"
+    for pattern, ru in RULE_MESSAGES:
+        match = pattern.fullmatch(message)
+        if match:
+            return ru.format(**match.groupdict())
+    return message

@@ -1,0 +1,258 @@
+"""HTML pages for judges on a phone: every form works without JavaScript; htmx makes it quick."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import Response
+from sqlalchemy import select
+
+from sudya.db import models as m
+from sudya.engine.model import Ruling
+from sudya.rulebooks.describe import explain
+from sudya.rulebooks.schema import Detail, Infraction, Outcome, Rulebook
+from sudya.services.ledger import LedgerError
+from sudya.services.queries import person_history, tournament_standings, tournament_summary
+from sudya.web import forms, i18n
+from sudya.web.auth import AuthError, login, revoke
+from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
+
+router = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
+
+
+# ---------------------------------------------------------------------- session
+@router.get("/")
+def home(ctx: C) -> Response:
+    return see_other("/tournaments")
+
+
+@router.get("/login")
+def login_form(ctx: C, next: str = "/tournaments") -> Response:
+    return ctx.render("login.html", next=_safe_next(next), errors={}, username="")
+
+
+@router.post("/login")
+def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = "",
+                 password: Annotated[str, Form()] = "",
+                 next: Annotated[str, Form()] = "/tournaments") -> Response:
+    address = request.client.host if request.client else "?"
+    try:
+        with ctx.ledger.uow().begin() as s:
+            user, token = login(s, username=username.strip(), password=password,
+                                throttle=request.app.state.throttle, address=address)
+    except AuthError as exc:
+        message = (_("Too many failed logins; wait a few minutes.") if exc.status == 429
+                   else _("Wrong username or password."))
+        return ctx.render("login.html", status=exc.status, next=_safe_next(next),
+                          errors={"password": message}, username=username)
+    response = see_other(_safe_next(next))
+    response.set_cookie(COOKIE, token, httponly=True, samesite="lax",
+                        max_age=7 * 86400, secure=request.url.scheme == "https")
+    if user.lang and "lang" not in request.cookies:
+        response.set_cookie("lang", user.lang, max_age=365 * 86400, samesite="lax")
+    return response
+
+
+@router.post("/logout")
+def logout(ctx: C, csrf: Annotated[str, Form()] = "") -> Response:
+    ctx.check_csrf(csrf)
+    with ctx.ledger.uow().begin() as s:
+        revoke(s, ctx.token)
+    response = see_other("/login")
+    response.delete_cookie(COOKIE)
+    return response
+
+
+def _safe_next(url: str) -> str:
+    return url if url.startswith("/") and not url.startswith("//") else "/tournaments"
+
+
+# ---------------------------------------------------------------------- tournaments
+@router.get("/tournaments")
+def tournaments(ctx: C) -> Response:
+    rows = list(ctx.session.scalars(select(m.Tournament).order_by(m.Tournament.date.desc(),
+                                                                   m.Tournament.id)))
+    return ctx.render("tournaments.html", tournaments=rows)
+
+
+@router.get("/t/{tid}")
+def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.names:
+        raise forbid(_("You have no role in this tournament."))
+    summary = tournament_summary(ctx.session, tid)
+    if not roles.can("view-all"):
+        summary["rulings"] = [r for r in summary["rulings"] if r["subject"] == roles.person]
+    pending = [r for r in summary["rulings"] if r["pending"]]
+    latest = list(reversed(summary["rulings"]))[:10]
+    clock = _clock(ctx, t)
+    return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
+                      pending=pending, latest=latest, recorded=recorded, clock=clock)
+
+
+def _clock(ctx: Ctx, t: m.Tournament) -> dict[str, Any] | None:
+    row = ctx.session.scalar(select(m.RoundClock).where(m.RoundClock.tournament_id == t.id)
+                             .order_by(m.RoundClock.id.desc()))
+    if row is None:
+        return None
+    started = row.started_at if row.started_at.tzinfo else row.started_at.replace(
+        tzinfo=dt.UTC)
+    ends = started + dt.timedelta(minutes=row.minutes)
+    left = max(0, int((ends - m.now()).total_seconds()))
+    return {"round": row.round, "ends": ends.isoformat(), "left": left,
+            "minutes": row.minutes}
+
+
+# ---------------------------------------------------------------------- record a ruling
+def _judge_or_forbid(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Any]:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("rule"):
+        raise forbid(_("Your role may not give rulings or penalties in this tournament."))
+    return t, book, roles
+
+
+@router.get("/t/{tid}/record")
+def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str = "",
+                hx: Annotated[bool, Depends(forms.is_htmx)] = False) -> Response:
+    t, book, roles = _judge_or_forbid(ctx, tid)
+    summary = tournament_summary(ctx.session, tid)
+    inf = book.infraction(infraction) if infraction else None
+    found = forms.search(book, q)
+    data: dict[str, Any] = dict(t=t, book=book, summary=summary, player=player, q=q,
+                                found=found, inf=inf,
+                inputs=forms.inputs(book, inf, summary) if inf else [],
+                choice=forms.choice_options(book, inf, t.level) if inf else None,
+                values={}, errors={})
+    if hx and not inf:
+        return ctx.render("record.html", block="found", **data)
+    return ctx.render("record.html", **data)
+
+
+@router.post("/t/{tid}/record/preview")
+async def record_preview(ctx: C, tid: int, request: Request) -> Response:
+    t, book, roles = _judge_or_forbid(ctx, tid)
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    summary = tournament_summary(ctx.session, tid)
+    parsed, errors = forms.parse(book, summary, form)
+    inf = book.infraction(str(form.get("infraction", "")))
+    hx = forms.is_htmx(request)
+    data: dict[str, Any] = dict(t=t, book=book, summary=summary,
+                                player=parsed.get("player", ""), q="",
+                found=[], inf=inf, inputs=forms.inputs(book, inf, summary) if inf else [],
+                choice=forms.choice_options(book, inf, t.level) if inf else None,
+                values=dict(form), errors=errors)
+    if not errors:
+        try:
+            rulings = ctx.ledger.preview(tournament=tid, judge=roles.judge_handle,
+                                         **_record_args(parsed))
+        except LedgerError as exc:
+            errors[forms.error_field(exc.field)] = i18n.rule_message(exc.bare)
+        else:
+            data.update(rulings=[_explained(book, r) for r in rulings],
+                        key=uuid.uuid4().hex, parsed=parsed,
+                        history=_history(ctx, parsed.get("player") or parsed.get("team")))
+    data["errors"] = errors
+    status = 422 if errors else 200
+    if hx:
+        return ctx.render("record.html", block="preview", status=status, **data)
+    return ctx.render("record.html", status=status, **data)
+
+
+@router.post("/t/{tid}/record/confirm")
+async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
+    t, book, roles = _judge_or_forbid(ctx, tid)
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    summary = tournament_summary(ctx.session, tid)
+    parsed, errors = forms.parse(book, summary, form)
+    key = str(form.get("key", "")) or None
+    if errors:
+        return ctx.render("record.html", status=422, t=t, book=book, summary=summary,
+                          player=parsed.get("player", ""), q="", found=[],
+                          inf=book.infraction(str(form.get("infraction", ""))), inputs=[],
+                          choice=None, values=dict(form), errors=errors)
+    try:
+        rulings = ctx.ledger.record(tournament=tid, judge=roles.judge_handle,
+                                    idempotency_key=key, actor=_actor(ctx),
+                                    **_record_args(parsed))
+    except LedgerError as exc:
+        return ctx.render("error.html", status=422, message=i18n.rule_message(exc.bare))
+    event = rulings[0].event if rulings else ""
+    if forms.is_htmx(request):
+        return Response(status_code=204, headers={"HX-Redirect": f"/t/{tid}?recorded={event}"})
+    return see_other(f"/t/{tid}?recorded={event}")
+
+
+def _record_args(parsed: dict[str, Any]) -> dict[str, Any]:
+    keys = ("infraction", "player", "team", "round", "details", "choice")
+    return {k: parsed.get(k) for k in keys}
+
+
+def _actor(ctx: Ctx) -> Any:
+    from sudya.services.ledger import Actor
+
+    user = ctx.need_user()
+    return Actor(name=user.username,
+                 request_id=ctx.request.headers.get("x-request-id") or uuid.uuid4().hex)
+
+
+def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
+    """A ruling with everything a judge needs to see before confirming."""
+    inf: Infraction | None = book.infraction(r.infraction) if r.infraction else None
+    exp = explain(book, inf, i18n.current_lang.get()) if inf else None
+    return {
+        "ruling": r,
+        "infraction_name": i18n.text(inf.name) if inf else "",
+        "sanctions": [{"name": i18n.text(book.kind(s.kind).name), "kind": s.kind,
+                       "amount": s.amount, "score": s.score, "attached": s.attached,
+                       "subject": s.subject if s.subject != r.subject else None,
+                       "valid_until": s.valid_until} for s in r.sanctions],
+        "cause": i18n.cause(r.cause),
+        "notes": [i18n.rule_message(n) for n in r.notes],
+        "source": inf.source if inf else "",
+        "interpretations": exp.interpretations if exp else [],
+        "conflicts": exp.conflicts if exp else [],
+        "cells": exp.cells if exp else {},
+    }
+
+
+def _history(ctx: Ctx, handle: str | None) -> list[dict[str, Any]]:
+    if not handle:
+        return []
+    try:
+        return person_history(ctx.session, handle, dt.date.today())[-10:]
+    except LedgerError:
+        return []
+
+
+# ---------------------------------------------------------------------- records
+@router.get("/t/{tid}/people/{handle}")
+def person(ctx: C, tid: int, handle: str) -> Response:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("view-all") and roles.person != handle:
+        raise forbid(_("Players see only their own record."))
+    entries = person_history(ctx.session, handle, dt.date.today())
+    return ctx.render("person.html", t=t, book=book, handle=handle, entries=entries)
+
+
+@router.get("/t/{tid}/standings")
+def standings(ctx: C, tid: int) -> Response:
+    t, book, roles = ctx.tournament(tid)  # public: no sign-in needed
+    table = tournament_standings(ctx.session, tid)
+    return ctx.render("standings.html", t=t, book=book, table=table)
+
+
+def details_for(book: Rulebook, inf: Infraction) -> dict[str, Detail]:
+    return {**book.common_details, **inf.details}
+
+
+__all__ = ["router", "details_for", "Outcome"]
