@@ -14,6 +14,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from sudya.errors import SudyaError
 
 
+WRITE = "sudya_write"  # execution option: this connection is for a writing transaction
+
+
 class DatabaseError(SudyaError):
     code = "database"
 
@@ -46,8 +49,10 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn: Any) -> None:
-            # writers queue up at BEGIN instead of failing at COMMIT: one writer at a time
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # writers queue up at BEGIN instead of failing at COMMIT: one writer at a time;
+            # readers take no lock (WAL), so a page being read never blocks a ruling
+            write = conn.get_execution_options().get(WRITE, False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
         return engine
     return create_engine(url, pool_pre_ping=True)
@@ -67,5 +72,7 @@ class UnitOfWork:
             yield session
 
 
-def session_factory(engine: Engine) -> sessionmaker[Session]:
-    return sessionmaker(engine, expire_on_commit=False)
+def session_factory(engine: Engine, *, write: bool = False) -> sessionmaker[Session]:
+    """Sessions for reading, or (write=True) for one writing transaction each."""
+    bind = engine.execution_options(**{WRITE: True}) if write else engine
+    return sessionmaker(bind, expire_on_commit=False)

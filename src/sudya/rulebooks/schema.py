@@ -419,7 +419,8 @@ class Appeals(Model):
 
 ScoreEffect = Literal["lose-game", "lose-match", "void"]
 RulingCause = Literal["table", "repeat", "stacking", "conversion", "accumulation",
-                      "aggravation", "discretion", "decision", "appeal", "cancellation"]
+                      "aggravation", "discretion", "decision", "appeal", "cancellation",
+                      "correction"]
 
 
 def _fraction(value: Any) -> Any:

@@ -101,13 +101,15 @@ class Ledger:
 
     def __init__(self, engine: Engine) -> None:
         self.db = engine
-        self.factory = session_factory(engine)
+        self.factory = session_factory(engine)  # reads
+        self.writer = session_factory(engine, write=True)
         self._states: dict[int, _State] = {}
         self._places: dict[int, SeriesRef] = {}
         self._lock = threading.Lock()
 
     def uow(self) -> UnitOfWork:
-        return UnitOfWork(self.factory)
+        """One writing transaction (serialised per series; see the module's docstring)."""
+        return UnitOfWork(self.writer)
 
     # ------------------------------------------------------------------ series & tournaments
     def create_series(self, *, name: str, rulebook: str, actor: Actor | None = None) -> int:

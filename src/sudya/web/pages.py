@@ -162,7 +162,7 @@ async def record_preview(ctx: C, tid: int, request: Request) -> Response:
     data["errors"] = errors
     status = 422 if errors else 200
     if hx:
-        return ctx.render("record.html", block="preview", status=status, **data)
+        return ctx.render("record.html", block="record", status=status, **data)
     return ctx.render("record.html", status=status, **data)
 
 
@@ -216,7 +216,10 @@ def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
                        "subject": s.subject if s.subject != r.subject else None,
                        "valid_until": s.valid_until} for s in r.sanctions],
         "cause": i18n.cause(r.cause),
-        "notes": [i18n.rule_message(n) for n in r.notes],
+        # the rulebook's own interpretation notes (in the reader's language) replace the
+        # engine's English copies of them
+        "notes": [i18n.rule_message(n) for n in r.notes
+                  if not n.startswith("interpretation: ")],
         "source": inf.source if inf else "",
         "interpretations": exp.interpretations if exp else [],
         "conflicts": exp.conflicts if exp else [],
