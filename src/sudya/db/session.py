@@ -13,7 +13,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from sudya.errors import SudyaError
 
-
 WRITE = "sudya_write"  # execution option: this connection is for a writing transaction
 
 
