@@ -490,6 +490,31 @@ class Scoring(Model):
         return self
 
 
+class DeckFormat(Model):
+    """Deck construction of one format (the numbers a deck list is checked against)."""
+
+    name: Text
+    main_min: int | None = None
+    main_max: int | None = None
+    additional_max: int | None = None
+    copies: int = 3
+    horde_unlimited: bool = True  # «Орда»: no limit on copies
+    restricted_max: int = 1  # default limit for a card the card list marks restricted
+    source: str = ""
+    interpretation: Notes = []
+
+
+class SquadRules(Model):
+    """Squad building: crystals per seat, flyers, uniqueness, terrain (000 §7.4)."""
+
+    budgets: dict[str, dict[Literal["gold", "silver"], int]]
+    flyer_limit: int
+    unique: bool = True
+    one_terrain: bool = True
+    source: str = ""
+    interpretation: Notes = []
+
+
 class JudgeCall(Model):
     """What a player must do before calling a judge, and what may follow."""
 
@@ -521,6 +546,8 @@ class Rulebook(Model):
     scoring: Scoring | None = None
     infractions: list[Infraction]
     judge_calls: list[JudgeCall] = []
+    formats: dict[str, DeckFormat] = {}
+    squad: SquadRules | None = None
     notes: Notes = []
 
     @model_validator(mode="after")
