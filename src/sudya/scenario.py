@@ -65,15 +65,16 @@ def load_scenario_file(path: str | Path) -> dict[str, Any]:
 
 def _date(value: Any, where: str) -> dt.date:
     if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
+        value = value.date()
     if isinstance(value, str):
         try:
-            return dt.date.fromisoformat(value)
+            value = dt.date.fromisoformat(value)
         except ValueError:
             pass
-    raise ScenarioError(f"{where}: must be an ISO date such as 2026-03-01, got {value!r}")
+    if isinstance(value, dt.date) and 1900 <= value.year <= 2999:
+        return value
+    raise ScenarioError(f"{where}: must be an ISO date such as 2026-03-01 (years 1900–2999), "
+                        f"got {value!r}")
 
 
 class Replay:
@@ -196,11 +197,11 @@ class Replay:
                                     f"in {self.book.id}")
             if "team" in item:
                 offender = item["team"]
-                if offender not in roster.teams:
+                if not isinstance(offender, str) or offender not in roster.teams:
                     raise ScenarioError(f"{label}: team: unknown team {offender!r}")
             elif "player" in item:
                 offender = item["player"]
-                if offender not in roster.players:
+                if not isinstance(offender, str) or offender not in roster.players:
                     raise ScenarioError(f"{label}: player: unknown player {offender!r}")
             else:
                 raise ScenarioError(f"{label}: player: required (or team)")
@@ -253,8 +254,10 @@ class Replay:
         if not isinstance(players, list) or len(players) != 2:
             raise ScenarioError(f"{label}: result.players: must name two players")
         for p in players:
-            if p not in roster.players:
+            if not isinstance(p, str) or p not in roster.players:
                 raise ScenarioError(f"{label}: result.players: unknown player {p!r}")
+        if players[0] == players[1]:
+            raise ScenarioError(f"{label}: result.players: a player cannot play themselves")
         score = body.get("score")
         try:
             a, b = (int(x) for x in str(score).split("-"))
@@ -273,7 +276,7 @@ class Replay:
     def _judge(self, judge: Any, label: str) -> str | None:
         if judge is None:
             return None
-        if judge not in self.roster.judges:
+        if not isinstance(judge, str) or judge not in self.roster.judges:
             raise ScenarioError(f"{label}: judge: unknown judge {judge!r}")
         return str(judge)
 

@@ -41,6 +41,9 @@ from sudya.rulebooks.schema import (
 from sudya.rulebooks.schema import Sanction as Spec
 
 
+AMOUNT_LIMIT = 10**9  # no penalty is that large; beyond it the numbers are a typo
+
+
 def add_months(day: dt.date, months: int) -> dt.date:
     """The same day `months` later, clamped to the month's last day (12-31 + 2 → 02-28)."""
     month0 = day.month - 1 + months
@@ -361,6 +364,8 @@ class Engine:
                 value = _parse_date(raw)
             except ValueError:
                 ok = False
+            else:
+                ok = 1900 <= value.year <= 2999
         elif d.type == "map":
             ok = isinstance(raw, dict) and all(
                 isinstance(v, int | float) and not isinstance(v, bool) for v in raw.values())
@@ -449,7 +454,11 @@ class Engine:
         key = (base, v.months)
         until = self._windows.get(key)
         if until is None:
-            until = self._windows[key] = add_months(base, v.months)
+            try:
+                until = self._windows[key] = add_months(base, v.months)
+            except ValueError:
+                raise RuleError(f"{base.isoformat()} is too far in the future for a validity "
+                                "window", field="date") from None
         return until
 
     def _valid_until(self, kind: SanctionKind, day: dt.date,
@@ -483,6 +492,9 @@ class Engine:
             amount = spec.amount
             if spec.formula is not None:
                 amount = int(spec.formula(names))
+                if not -AMOUNT_LIMIT <= amount <= AMOUNT_LIMIT:
+                    raise RuleError(f"the formula gives {amount}, beyond ±{AMOUNT_LIMIT:,}; "
+                                    "check the numbers", field="details")
             elif spec.amount_from_choice:
                 amount = names.get("amount")
             if amount is not None and inf is not None and not dry:
@@ -570,7 +582,7 @@ class Engine:
     def _choice_amount(self, choice: Any) -> int:
         if isinstance(choice, dict) and set(choice) == {"amount"}:
             n = choice["amount"]
-            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            if isinstance(n, int) and not isinstance(n, bool) and 0 < n <= AMOUNT_LIMIT:
                 return n
         raise RuleError("required: {amount: N}, a positive whole number set by the college",
                         field="choice")
