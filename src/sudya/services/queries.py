@@ -105,3 +105,21 @@ def person_history(s: Session, handle: str, on: dt.date) -> list[dict[str, Any]]
                     "judge": r.judge, "edition": r.edition, "sanctions": sanctions,
                     "notes": r.notes})
     return out
+
+
+def person_exists(s: Session, handle: str) -> bool:
+    """Whether the ledger knows a person by this id."""
+    return s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is not None
+
+
+def event_by_key(s: Session, key: str) -> m.Event | None:
+    """The event stored under an idempotency key, if any."""
+    return s.scalar(select(m.Event).where(m.Event.idempotency_key == key))
+
+
+def event_of_request(s: Session, tournament_id: int, request_id: str,
+                     kind: str) -> m.Event | None:
+    """The latest event of this kind a request stored in a tournament."""
+    return s.scalar(select(m.Event).where(
+        m.Event.tournament_id == tournament_id, m.Event.request_id == request_id,
+        m.Event.kind == kind).order_by(m.Event.seq.desc()).limit(1))

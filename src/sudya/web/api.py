@@ -1,25 +1,135 @@
-"""The JSON API, /api/v1: the same actions as the pages, over the same services."""
+"""The JSON API, /api/v1: the same actions as the pages, over the same services.
+
+Who may do what is checked before the body is read: 401 without a session, 403 when the
+caller's role in the tournament may not. A cookie session also needs the `X-CSRF-Token`
+header (GET /api/v1/me tells it) on every POST; a bearer token (POST /api/v1/login) doesn't.
+Bad input is a 422 whose `detail[].loc` names the field; a refused request stores nothing.
+An `idempotency_key` makes a retry return the first answer without recording twice.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import math
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Depends, Path, Query, Request, Security
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import APIKeyCookie, HTTPBearer
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from sudya.db import models as m
 from sudya.errors import ScenarioError
 from sudya.rulebooks import loader
+from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import replay, ruling_json
 from sudya.services.ledger import Actor
-from sudya.services.queries import person_history, tournament_standings, tournament_summary
-from sudya.web.auth import AuthError, login
-from sudya.web.context import Ctx, get_ctx
+from sudya.services.queries import (
+    event_by_key,
+    event_of_request,
+    person_exists,
+    person_history,
+    tournament_standings,
+    tournament_summary,
+)
+from sudya.web.auth import AuthError, Roles, login, revoke
+from sudya.web.context import COOKIE, Ctx, get_ctx
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 C = Annotated[Ctx, Depends(get_ctx)]
+
+# documented only: get_ctx reads the header and the cookie itself
+_bearer = HTTPBearer(auto_error=False, description="The token from POST /api/v1/login.")
+_cookie = APIKeyCookie(name=COOKIE, auto_error=False,
+                       description="The web app's session; POSTs need X-CSRF-Token too.")
+BIGGEST_ID = 2**31 - 1  # a PostgreSQL integer
+SANE_NUMBER = 10**9  # larger numbers in details or choices are typing mistakes
+FIRST_DAY, LAST_DAY = dt.date(1900, 1, 1), dt.date(2999, 12, 31)  # validity windows fit
+
+
+class ApiError(AuthError):
+    """A refusal with an HTTP status of its own (the app's error handler uses `status`)."""
+
+    code = "api"
+
+
+# ---------------------------------------------------------------------- error shapes
+class ErrorItem(BaseModel):
+    loc: list[str | int] = Field(description="Where: `body`, then the field's path.")
+    msg: str
+    type: str
+
+
+class ErrorOut(BaseModel):
+    """Every refusal: a one-line message, or a list of them, each naming its field."""
+
+    detail: str | list[ErrorItem]
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    text = {400: "The body is not JSON at all (undecodable bytes).",
+            401: "Not signed in (or the session has ended).",
+            403: "Signed in, but your role may not do this (or the CSRF header is missing).",
+            404: "No such tournament, rulebook or person.",
+            422: "Bad input: `detail` names the field.",
+            429: "Too many failed logins; wait a few minutes."}
+    return {code: {"model": ErrorOut, "description": text[code]} for code in codes}
+
+
+# ---------------------------------------------------------------------- input shapes
+def _no_control_characters(value: str) -> str:
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise ValueError("must not contain control characters")
+    return value
+
+
+def _plain_json(value: Any, depth: int = 0) -> Any:
+    """Details are facts a judge types: small numbers, short texts, shallow structures."""
+    if depth > 4:
+        raise ValueError("nested too deeply")
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        if (isinstance(value, float) and not math.isfinite(value)) or abs(value) > SANE_NUMBER:
+            raise ValueError(f"numbers must lie within ±{SANE_NUMBER:,}")
+        return value
+    if isinstance(value, str):
+        if len(value) > 1000:
+            raise ValueError("texts must be at most 1000 characters")
+        return value
+    if isinstance(value, list):
+        if len(value) > 100:
+            raise ValueError("lists must have at most 100 items")
+        return [_plain_json(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        if len(value) > 100:
+            raise ValueError("mappings must have at most 100 keys")
+        return {k: _plain_json(v, depth + 1) for k, v in value.items()}
+    raise ValueError("must be plain JSON")
+
+
+Handle = Annotated[str, Field(min_length=1, max_length=100),
+                   AfterValidator(_no_control_characters)]
+IdempotencyKey = Annotated[
+    str | None,
+    Field(default=None, min_length=1, max_length=100,
+          description="Any unique string per action: a retry with the same key returns the "
+                      "first answer and records nothing new."),
+    AfterValidator(lambda v: v if v is None else _no_control_characters(v))]
+Round = Annotated[int | None, Field(default=None, ge=0, le=1000)]
+Day = Annotated[dt.date | None, Field(default=None, ge=FIRST_DAY, le=LAST_DAY)]
+Number = Annotated[int, Field(ge=-SANE_NUMBER, le=SANE_NUMBER)]
+Choice = Annotated[
+    Handle | dict[Literal["points", "amount"], Number] | None,
+    Field(default=None, description="The judge's choice where the rule offers one: a "
+                                    "sanction id, `min`/`max` of a range, `{points: -N}` or "
+                                    "`{amount: N}`.")]
+TournamentId = Annotated[int, Path(ge=1, le=BIGGEST_ID, description="The tournament's id.")]
 
 
 class Strict(BaseModel):
@@ -31,148 +141,594 @@ class LoginIn(Strict):
     password: str = Field(min_length=1, max_length=200)
 
 
-class TokenOut(BaseModel):
-    token: str
-    username: str
-
-
 class InfractionIn(Strict):
-    infraction: str = Field(min_length=1, max_length=100)
-    player: str | None = Field(default=None, max_length=100)
-    team: str | None = Field(default=None, max_length=100)
-    round: int | None = Field(default=None, ge=0, le=1000)
-    date: dt.date | None = None
-    details: dict[str, Any] = {}
-    choice: str | dict[str, int] | None = None
-    preview: bool = False
-    idempotency_key: str | None = Field(default=None, max_length=100)
+    """A judge reports an infraction by a player (or a team)."""
+
+    infraction: Handle = Field(description="An infraction id from the tournament's rulebook.")
+    player: Handle | None = None
+    team: Handle | None = Field(default=None, description="For a team (clan) violation.")
+    round: Round
+    date: Day
+    details: Annotated[dict[str, Any], AfterValidator(_plain_json)] = Field(
+        default_factory=dict, description="The facts the rule reads (see the rulebook).")
+    choice: Choice
+    preview: bool = Field(default=False, description="Only show the rulings; store nothing.")
+    idempotency_key: IdempotencyKey
+
+    @model_validator(mode="after")
+    def _one_offender(self) -> InfractionIn:
+        if self.player is None and self.team is None:
+            raise ValueError("name the player (or the team)")
+        if self.player is not None and self.team is not None:
+            raise ValueError("name the player or the team, not both")
+        return self
 
 
 class EndOfMatchIn(Strict):
-    round: int | None = Field(default=None, ge=0, le=1000)
-    idempotency_key: str | None = Field(default=None, max_length=100)
+    round: Round
+    idempotency_key: IdempotencyKey
 
 
 class AppealIn(Strict):
-    of: str = Field(min_length=1, max_length=100)
+    of: Handle = Field(description="The event whose rulings are appealed.")
     outcome: Literal["upheld", "overturned", "frivolous"]
-    choice: str | dict[str, int] | None = None
-    idempotency_key: str | None = Field(default=None, max_length=100)
+    choice: Choice
+    idempotency_key: IdempotencyKey
+
+
+class SanctionIn(Strict):
+    kind: Handle
+    amount: Number | None = None
+    score: str | None = Field(default=None, pattern=r"^[0-9]{1,3}-[0-9]{1,3}$")
+    valid_until: Day
 
 
 class DecisionIn(Strict):
-    of: str = Field(min_length=1, max_length=100)
-    sanctions: list[dict[str, Any]] | None = None
-    choice: str | dict[str, int] | None = None
-    idempotency_key: str | None = Field(default=None, max_length=100)
+    """The college's (or a judge's) decision on a pending ruling."""
+
+    of: Handle = Field(description="The event of the pending ruling.")
+    sanctions: list[SanctionIn] | None = Field(
+        default=None, max_length=20,
+        description="For an aggravated ruling: the sanctions decided (must be stricter than "
+                    "the table's).")
+    choice: Choice
+    date: Day
+    idempotency_key: IdempotencyKey
+
+
+class CorrectionIn(Strict):
+    of: Handle = Field(description="The event whose rulings were recorded by mistake.")
+    reason: str = Field(default="", max_length=500)
+    idempotency_key: IdempotencyKey
 
 
 class ResultIn(Strict):
-    round: int | None = Field(default=None, ge=0, le=1000)
+    round: Round
+    players: tuple[Handle, Handle]
+    score: str = Field(pattern=r"^[0-9]{1,3}-[0-9]{1,3}$", description="The first player's "
+                       "score first, e.g. `12-8`.")
+    idempotency_key: IdempotencyKey
+
+
+# ---------------------------------------------------------------------- output shapes
+class SanctionOut(BaseModel):
+    kind: str
+    amount: int | float | None = Field(default=None, description="Ore to mine; points are "
+                                       "negative. Absent when the kind has no amount.")
+    score: str | None = Field(default=None, description="A fixed game result, the "
+                              "offender's score first.")
+    attached: bool | None = Field(default=None, description="Comes with another sanction.")
+    subject: str | None = Field(default=None, description="When it lands on someone other "
+                                "than the ruling's subject.")
+    valid_until: str | None = Field(default=None, description="ISO date; null: never "
+                                    "expires; absent when the rulebook has no validity.")
+
+
+class RulingOut(BaseModel):
+    """One ruling, in the scenario replay format."""
+
+    event: str
+    subject: str
+    infraction: str | None
+    cause: str
+    sanctions: list[SanctionOut]
+    pending: bool
+    offered: list[dict[str, Any]] | None = None
+    aggravated: bool | None = None
+    revokes: str | None = None
+    resolves: str | None = None
+    resolved_by: str | None = None
+    applies_to: str | None = None
+    edition: str | None = None
+    notes: list[str] = []
+
+
+class SubjectOut(BaseModel):
+    status: Literal["active", "disqualified", "suspended"]
+    sanctions: dict[str, int]
+    points: int | float
+    ore: int | float
+
+
+class StandingRow(BaseModel):
+    """A player's or team's line; the fields depend on how the rulebook scores."""
+
+    model_config = ConfigDict(extra="allow")
+    place: int | None = None
+    status: str | None = None
+    matches: int | None = None
+    wins: int | None = None
+    draws: int | None = None
+    losses: int | None = None
+    annulled: int | None = None
+    games: int | None = None
+    games_won: int | None = None
+    games_lost: int | None = None
+    match_points: int | float | None = None
+    game_points: int | float | None = None
+    deductions: int | float | None = None
+    card_points: int | float | None = None
+    total: int | float | None = None
+
+
+class StandingsOut(BaseModel):
+    players: dict[str, StandingRow]
+    teams: dict[str, StandingRow]
+
+
+class RulebookRef(BaseModel):
+    id: str
+    edition: str
+
+
+class ReplayOut(BaseModel):
+    """The replay result (the conformance contract)."""
+
+    rulebook: RulebookRef
+    rulings: list[RulingOut]
+    subjects: dict[str, SubjectOut]
+    standings: StandingsOut | None = None
+
+
+class TokenOut(BaseModel):
+    token: str = Field(description="Send as `Authorization: Bearer …`.")
+    username: str
+    display_name: str
+
+
+class MeOut(BaseModel):
+    username: str
+    display_name: str
+    person: str | None = Field(description="The player this account is, if any.")
+    csrf_token: str = Field(description="Send as X-CSRF-Token on POSTs with the cookie "
+                            "session.")
+
+
+class LangText(BaseModel):
+    ru: str
+    en: str
+
+
+class RulebookBrief(BaseModel):
+    id: str
+    title: LangText
+    edition: str = Field(description="The newest edition.")
+    editions: list[str]
+    levels: list[str]
+
+
+class TournamentBrief(BaseModel):
+    id: int
+    name: str
+    series: str
+    rulebook: str
+    edition: str
+    level: str | None
+    date: dt.date
+
+
+class PlayerOut(BaseModel):
+    handle: str
+    team: str | None
+
+
+class JudgeOut(BaseModel):
+    handle: str
+    name: str
+    role: str
+    official: bool
+
+
+class TournamentOut(TournamentBrief):
+    settings: dict[str, Any]
+    players: list[PlayerOut]
+    teams: dict[str, list[str]]
+    judges: list[JudgeOut]
+    rulings: list[RulingOut] = Field(description="Every ruling; a player sees their own.")
+    roles: list[str] = Field(description="Your roles in this tournament.")
+    may: list[str] = Field(description="What the rulebook lets your roles do.")
+
+
+class RecordOut(BaseModel):
+    preview: bool
+    event: str | None = Field(description="The stored event's id (null for a preview).")
+    rulings: list[RulingOut]
+
+
+class EventOut(BaseModel):
+    event: str = Field(description="The stored event's id.")
+    rulings: list[RulingOut]
+
+
+class ResultOut(BaseModel):
+    event: str
+    round: int | None
     players: tuple[str, str]
-    score: str = Field(pattern=r"^\d{1,3}-\d{1,3}$")
-    idempotency_key: str | None = Field(default=None, max_length=100)
+    score: str
 
 
-def _actor(ctx: Ctx, request: Request) -> Actor:
-    user = ctx.user
-    if user is None:
-        raise AuthError("sign in first (POST /api/v1/login)", status=401)
-    return Actor(name=user.username,
-                 request_id=request.headers.get("x-request-id") or uuid.uuid4().hex)
+class RecordSanctionOut(BaseModel):
+    kind: str
+    amount: int | float | None
+    attached: bool
+    valid_until: dt.date | None
+    state: Literal["valid", "expired", "revoked", "recorded"]
 
 
-def _rulings(book_validity: bool, rulings: list[Any]) -> list[dict[str, Any]]:
-    return [ruling_json(r, book_validity) for r in rulings]
+class RecordEntryOut(BaseModel):
+    """One ruling in a person's record, with the state of each sanction today."""
+
+    series: str
+    tournament: str
+    date: dt.date
+    event: str
+    infraction: str | None
+    cause: str
+    judge: str | None
+    edition: str
+    sanctions: list[RecordSanctionOut]
+    notes: list[str]
 
 
-@router.get("/rulebooks", summary="Bundled rulebooks")
-def rulebooks() -> list[dict[str, Any]]:
-    out = []
-    for rid in loader.bundled_ids():
-        book = loader.load(rid)
-        out.append({"id": rid, "title": book.title.model_dump(), "edition": book.edition,
-                    "editions": sorted(loader.edition_files(rid)),
-                    "levels": book.level_ids()})
-    return out
+# ---------------------------------------------------------------------- who may
+def _signed_in(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
+               _c: Annotated[Any, Security(_cookie)] = None) -> Ctx:
+    if ctx.user is None:
+        raise ApiError("sign in first (POST /api/v1/login)", status=401)
+    return ctx
 
 
-@router.get("/rulebooks/{rulebook_id}", summary="A rulebook, as data")
-def rulebook(rulebook_id: str, edition: str | None = None) -> dict[str, Any]:
-    if rulebook_id not in loader.bundled_ids():
-        raise AuthError(f"unknown rulebook {rulebook_id!r}", status=404)
-    data: dict[str, Any] = loader.load(rulebook_id, edition).model_dump(mode="json")
-    return data
+Signed = Annotated[Ctx, Depends(_signed_in)]
 
 
-@router.post("/replay", summary="Replay a scenario (the conformance contract)")
-def replay_scenario(scenario: dict[str, Any]) -> Any:
-    try:
-        return replay(scenario)
-    except ScenarioError as exc:
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+@dataclass(frozen=True)
+class Access:
+    """A signed-in user's standing in one tournament."""
+
+    ctx: Ctx
+    user: m.User
+    tournament: m.Tournament
+    book: Rulebook
+    roles: Roles
+
+    def actor(self) -> Actor:
+        request_id = self.ctx.request.headers.get("x-request-id", "")[:64]
+        return Actor(name=self.user.username, request_id=request_id or uuid.uuid4().hex)
 
 
-@router.post("/login", response_model=TokenOut, summary="Open a session; use the token as "
-             "`Authorization: Bearer …`")
+def _may(action: str | None, *, write: bool = False) -> Callable[..., Access]:
+    """A dependency: the caller may do `action` (None: has any role) in tournament `tid`."""
+
+    def dependency(tid: TournamentId, ctx: Signed) -> Access:
+        t, book, roles = ctx.tournament(tid)
+        allowed = bool(roles.names) if action is None else roles.can(action)
+        if not allowed:
+            what = {None: "have no role in", "rule": "may not give rulings in",
+                    "decide": "may not decide pending rulings or correct rulings in",
+                    "hear-appeals": "may not decide appeals in",
+                    "results": "may not record results in"}[action]
+            raise ApiError(f"you {what} this tournament", status=403)
+        if write:
+            ctx.check_csrf(None)
+        assert ctx.user is not None
+        return Access(ctx=ctx, user=ctx.user, tournament=t, book=book, roles=roles)
+
+    return dependency
+
+
+def _rulings(a: Access, rulings: list[Any]) -> list[RulingOut]:
+    with_validity = a.book.validity is not None
+    return [RulingOut.model_validate(ruling_json(r, with_validity)) for r in rulings]
+
+
+def _check_key(a: Access, key: str | None, kind: str) -> None:
+    """A key names one action of one user: reusing it for another is a mistake."""
+    if key is None:
+        return
+    with a.ctx.ledger.factory() as s:
+        done = event_by_key(s, key)
+    if done is not None and (done.tournament_id != a.tournament.id or done.kind != kind
+                             or done.created_by != a.user.username):
+        raise ApiError("idempotency_key: already used for another request; use a new key",
+                       status=422, field="idempotency_key")
+
+
+def _check_dates(book: Rulebook, body: InfractionIn) -> None:
+    """Dates the rule reads lie in the years a validity window can count in."""
+    inf = book.infraction(body.infraction)
+    if inf is None:
+        return  # the ledger names the unknown infraction
+    for name, detail in {**book.common_details, **inf.details}.items():
+        value = body.details.get(name)
+        if detail.type != "date" or not isinstance(value, str):
+            continue
+        try:
+            day = dt.date.fromisoformat(value)
+        except ValueError:
+            continue  # the engine says what a date looks like
+        if not FIRST_DAY <= day <= LAST_DAY:
+            raise ApiError(f"details.{name}: a date from {FIRST_DAY} to {LAST_DAY}",
+                           status=422, field=f"details.{name}")
+
+
+def _stored_event(a: Access, actor: Actor, key: str | None, kind: str) -> str:
+    with a.ctx.ledger.factory() as s:  # a new session: the request's own predates the write
+        event = (event_by_key(s, key) if key else
+                 event_of_request(s, a.tournament.id, actor.request_id, kind))
+    assert event is not None, "the ledger stored no event"
+    return event.ext_id
+
+
+# ---------------------------------------------------------------------- session
+@router.post("/login", summary="Sign in; use the token as `Authorization: Bearer …`",
+             responses=_errors(400, 401, 422, 429))
 def api_login(body: LoginIn, request: Request, ctx: C) -> TokenOut:
     address = request.client.host if request.client else "?"
     with ctx.ledger.uow().begin() as s:
         user, token = login(s, username=body.username, password=body.password,
                             throttle=request.app.state.throttle, address=address)
-    return TokenOut(token=token, username=user.username)
+    return TokenOut(token=token, username=user.username, display_name=user.display_name)
 
 
-@router.get("/tournaments", summary="Tournaments")
-def tournaments(ctx: C) -> list[dict[str, Any]]:
+@router.post("/logout", status_code=204, summary="End this session (the token stops working)",
+             responses=_errors(401, 403))
+def api_logout(ctx: Signed) -> Response:
+    ctx.check_csrf(None)
+    with ctx.ledger.uow().begin() as s:
+        revoke(s, ctx.token)
+    return Response(status_code=204)
+
+
+@router.get("/me", summary="Who is signed in, and the CSRF token for cookie sessions",
+            responses=_errors(401))
+def me(ctx: Signed) -> MeOut:
+    user = ctx.user
+    assert user is not None
+    return MeOut(username=user.username, display_name=user.display_name,
+                 person=user.person_handle, csrf_token=ctx.csrf)
+
+
+# ---------------------------------------------------------------------- rulebooks, replay
+@router.get("/rulebooks", summary="Bundled rulebooks (public)")
+def rulebooks() -> list[RulebookBrief]:
+    out = []
+    for rid in loader.bundled_ids():
+        book = loader.load(rid)
+        out.append(RulebookBrief(id=rid, title=LangText(ru=book.title.ru, en=book.title.en),
+                                 edition=book.edition,
+                                 editions=sorted(loader.edition_files(rid), key=int),
+                                 levels=book.level_ids()))
+    return out
+
+
+@router.get("/rulebooks/{rulebook_id}", summary="A rulebook, as data (public)",
+            responses=_errors(404, 422))
+def rulebook(rulebook_id: Annotated[str, Path(max_length=100)],
+             edition: Annotated[str | None, Query(max_length=20)] = None) -> Rulebook:
+    if rulebook_id not in loader.bundled_ids():
+        raise ApiError(f"unknown rulebook {rulebook_id!r}", status=404, field="rulebook_id")
+    editions = loader.edition_files(rulebook_id)
+    if edition is not None and edition not in editions:
+        raise ApiError(f"{rulebook_id} has no edition {edition!r} (editions: "
+                       f"{', '.join(sorted(editions, key=int))})", status=422, field="edition")
+    return loader.load(rulebook_id, edition)
+
+
+SCENARIO_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "A scenario: a small tournament written as data (the conformance "
+                   "contract, shared/spec/scenarios.md). Only bundled rulebooks: the API "
+                   "reads no files.",
+    "required": ["rulebook", "date"],
+    "properties": {
+        "rulebook": {"type": "string", "description": "A bundled rulebook id."},
+        "edition": {"type": ["string", "integer"]},
+        "level": {"type": "string"},
+        "date": {"type": "string", "format": "date"},
+        "settings": {"type": "object"},
+        "players": {"type": "array", "items": {"type": "string"}},
+        "teams": {"type": "object",
+                  "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        "judges": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["role"], "properties": {"role": {"type": "string"}}}},
+        "events": {"type": "array", "items": {"type": "object"}},
+    },
+}
+
+
+@router.post("/replay", response_model=None, summary="Replay a scenario (public)",
+             description="200 with the replay result; a wrong scenario gets 422 with the "
+                         "one-line message `sudya replay` prints.",
+             responses={200: {"model": ReplayOut, "description": "The replay result."},
+                        422: {"model": ErrorOut, "description": "A wrong scenario: `detail` "
+                              "is the message naming the event and the field."}},
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "application/json": {"schema": SCENARIO_SCHEMA}}}})
+async def replay_scenario(request: Request) -> JSONResponse:
+    # the body is read here, not by a pydantic model, so every wrong scenario (a list, a
+    # number, broken JSON) gets the contract's one-line message
+    try:
+        scenario = json.loads(await request.body())
+    except (ValueError, UnicodeDecodeError) as exc:
+        return JSONResponse({"detail": f"the body must be a scenario in JSON: {exc}"},
+                            status_code=422)
+    try:
+        ref = scenario.get("rulebook") if isinstance(scenario, dict) else None
+        if isinstance(ref, str) and ref not in loader.bundled_ids():
+            raise ScenarioError(f"rulebook: unknown rulebook {ref!r} (bundled: "
+                                f"{', '.join(loader.bundled_ids())})")
+        result = await run_in_threadpool(replay, scenario)
+    except ScenarioError as exc:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+    return JSONResponse(result)
+
+
+# ---------------------------------------------------------------------- tournaments
+@router.get("/tournaments", summary="Tournaments (public)")
+def tournaments(ctx: C) -> list[TournamentBrief]:
     from sqlalchemy import select
 
-    from sudya.db import models as m
-
-    return [{"id": t.id, "name": t.name, "series": t.series.name,
-             "rulebook": t.series.rulebook, "edition": t.edition, "level": t.level,
-             "date": t.date.isoformat()}
-            for t in ctx.session.scalars(select(m.Tournament).order_by(m.Tournament.id))]
-
-
-@router.get("/tournaments/{tid}", summary="A tournament: people, judges, rulings")
-def tournament(tid: int, ctx: C) -> dict[str, Any]:
-    t, _book, roles = ctx.tournament(tid)
-    summary = tournament_summary(ctx.session, tid)
-    if not roles.can("view-all"):
-        summary["rulings"] = [r for r in summary["rulings"] if r["subject"] == roles.person]
-    return summary
+    rows = ctx.session.scalars(select(m.Tournament).order_by(m.Tournament.date.desc(),
+                                                             m.Tournament.id))
+    return [TournamentBrief(id=t.id, name=t.name, series=t.series.name,
+                            rulebook=t.series.rulebook, edition=t.edition, level=t.level,
+                            date=t.date) for t in rows]
 
 
-@router.get("/tournaments/{tid}/standings", summary="Standings (public)")
-def standings(tid: int, ctx: C) -> dict[str, Any]:
+def _visible(a: Access, rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if a.roles.can("view-all"):
+        return rulings
+    return [r for r in rulings if r["subject"] == a.roles.person]
+
+
+@router.get("/tournaments/{tid}", summary="A tournament: people, judges, rulings",
+            responses=_errors(401, 403, 404), response_model_exclude_unset=True)
+def tournament(a: Annotated[Access, Depends(_may(None))]) -> TournamentOut:
+    summary = tournament_summary(a.ctx.session, a.tournament.id)
+    summary["rulings"] = _visible(a, summary["rulings"])
+    return TournamentOut.model_validate({**summary, "roles": sorted(a.roles.names),
+                                         "may": sorted(a.roles.may)})
+
+
+@router.get("/tournaments/{tid}/pending", summary="Rulings waiting for a decision",
+            responses=_errors(401, 403, 404), response_model_exclude_unset=True)
+def pending(a: Annotated[Access, Depends(_may(None))]) -> list[RulingOut]:
+    summary = tournament_summary(a.ctx.session, a.tournament.id)
+    return [RulingOut.model_validate(r) for r in _visible(a, summary["rulings"])
+            if r["pending"]]
+
+
+@router.get("/tournaments/{tid}/standings", summary="Standings (public)",
+            responses=_errors(404, 422), response_model_exclude_unset=True)
+def standings(tid: TournamentId, ctx: C) -> StandingsOut:
     ctx.tournament(tid)
-    return tournament_standings(ctx.session, tid)
+    return StandingsOut.model_validate(tournament_standings(ctx.session, tid))
 
 
-@router.post("/tournaments/{tid}/infractions", summary="Record (or preview) an infraction")
-def record(tid: int, body: InfractionIn, request: Request, ctx: C) -> dict[str, Any]:
-    t, book, roles = ctx.tournament(tid)
-    actor = _actor(ctx, request)
-    if not roles.can("rule"):
-        raise AuthError("your role may not give rulings in this tournament", status=403)
-    args: dict[str, Any] = dict(tournament=tid, infraction=body.infraction, player=body.player,
-                team=body.team, judge=roles.judge_handle, round=body.round,
-                details=body.details, choice=body.choice)
-    if body.preview:
-        rulings = ctx.ledger.preview(**args)
-    else:
-        ctx.check_csrf(None)
-        rulings = ctx.ledger.record(date=body.date, idempotency_key=body.idempotency_key,
-                                    actor=actor, **args)
-    return {"preview": body.preview, "rulings": _rulings(book.validity is not None, rulings)}
-
-
-@router.get("/tournaments/{tid}/people/{handle}", summary="A person's record")
-def person(tid: int, handle: str, ctx: C) -> list[dict[str, Any]]:
+@router.get("/tournaments/{tid}/people/{handle}",
+            summary="A person's record in every tournament (players: their own only)",
+            responses=_errors(401, 403, 404))
+def person(tid: TournamentId, handle: Annotated[str, Path(min_length=1, max_length=100)],
+           ctx: Signed) -> list[RecordEntryOut]:
     _t, _book, roles = ctx.tournament(tid)
-    if ctx.user is None:
-        raise AuthError("sign in first", status=401)
     if not roles.can("view-all") and roles.person != handle:
-        raise AuthError("players see only their own record", status=403)
-    return person_history(ctx.session, handle, dt.date.today())
+        raise ApiError("players see only their own record", status=403)
+    if not person_exists(ctx.session, handle):
+        raise ApiError(f"handle: unknown person {handle!r}", status=404, field="handle")
+    return [RecordEntryOut.model_validate(e)
+            for e in person_history(ctx.session, handle, dt.date.today())]
+
+
+# ---------------------------------------------------------------------- recording
+@router.post("/tournaments/{tid}/infractions", summary="Record (or preview) an infraction",
+             responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
+def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=True))]
+           ) -> RecordOut:
+    args: dict[str, Any] = dict(tournament=a.tournament.id, infraction=body.infraction,
+                                player=body.player, team=body.team,
+                                judge=a.roles.judge_handle, round=body.round,
+                                details=body.details, choice=body.choice)
+    _check_dates(a.book, body)
+    if body.preview:
+        return RecordOut(preview=True, event=None,
+                         rulings=_rulings(a, a.ctx.ledger.preview(**args)))
+    _check_key(a, body.idempotency_key, "infraction")
+    actor = a.actor()
+    rulings = a.ctx.ledger.record(date=body.date, idempotency_key=body.idempotency_key,
+                                  actor=actor, **args)
+    return RecordOut(preview=False, rulings=_rulings(a, rulings),
+                     event=_stored_event(a, actor, body.idempotency_key, "infraction"))
+
+
+@router.post("/tournaments/{tid}/end-of-match",
+             summary="The end of a match or round: stacking checks for every player",
+             responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
+def end_of_match(body: EndOfMatchIn, a: Annotated[Access, Depends(_may("rule", write=True))]
+                 ) -> EventOut:
+    _check_key(a, body.idempotency_key, "end-of-match")
+    actor = a.actor()
+    rulings = a.ctx.ledger.end_match(tournament=a.tournament.id, round=body.round,
+                                     idempotency_key=body.idempotency_key, actor=actor)
+    return EventOut(event=_stored_event(a, actor, body.idempotency_key, "end-of-match"),
+                    rulings=_rulings(a, rulings))
+
+
+@router.post("/tournaments/{tid}/appeals", summary="Decide an appeal (head judge)",
+             responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
+def appeal(body: AppealIn, a: Annotated[Access, Depends(_may("hear-appeals", write=True))]
+           ) -> EventOut:
+    _check_key(a, body.idempotency_key, "appeal")
+    actor = a.actor()
+    rulings = a.ctx.ledger.appeal(tournament=a.tournament.id, of=body.of,
+                                  outcome=body.outcome, judge=a.roles.judge_handle,
+                                  choice=body.choice, idempotency_key=body.idempotency_key,
+                                  actor=actor)
+    return EventOut(event=_stored_event(a, actor, body.idempotency_key, "appeal"),
+                    rulings=_rulings(a, rulings))
+
+
+@router.post("/tournaments/{tid}/decisions", summary="Decide a pending ruling",
+             responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
+def decision(body: DecisionIn, a: Annotated[Access, Depends(_may("decide", write=True))]
+             ) -> EventOut:
+    _check_key(a, body.idempotency_key, "decision")
+    actor = a.actor()
+    sanctions = (None if body.sanctions is None else
+                 [s.model_dump(mode="json", exclude_none=True) for s in body.sanctions])
+    rulings = a.ctx.ledger.decide(tournament=a.tournament.id, of=body.of,
+                                  judge=a.roles.judge_handle, sanctions=sanctions,
+                                  choice=body.choice, date=body.date,
+                                  idempotency_key=body.idempotency_key, actor=actor)
+    return EventOut(event=_stored_event(a, actor, body.idempotency_key, "decision"),
+                    rulings=_rulings(a, rulings))
+
+
+@router.post("/tournaments/{tid}/corrections",
+             summary="Correct a mistaken record: its rulings are revoked by a new one",
+             responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
+def correction(body: CorrectionIn, a: Annotated[Access, Depends(_may("decide", write=True))]
+               ) -> EventOut:
+    _check_key(a, body.idempotency_key, "correction")
+    actor = a.actor()
+    rulings = a.ctx.ledger.correct(tournament=a.tournament.id, of=body.of,
+                                   judge=a.roles.judge_handle, reason=body.reason,
+                                   idempotency_key=body.idempotency_key, actor=actor)
+    return EventOut(event=_stored_event(a, actor, body.idempotency_key, "correction"),
+                    rulings=_rulings(a, rulings))
+
+
+@router.post("/tournaments/{tid}/results",
+             summary="A game or match result (scorekeeper, organiser, judges who rule)",
+             responses=_errors(400, 401, 403, 404, 422))
+def result(body: ResultIn, a: Annotated[Access, Depends(_may("results", write=True))]
+           ) -> ResultOut:
+    if body.players[0] == body.players[1]:
+        raise ApiError("players: two different players", status=422, field="players")
+    _check_key(a, body.idempotency_key, "result")
+    actor = a.actor()
+    first, second = (int(x) for x in body.score.split("-"))
+    a.ctx.ledger.record_result(tournament=a.tournament.id, players=body.players,
+                               score=(first, second), round=body.round,
+                               idempotency_key=body.idempotency_key, actor=actor)
+    return ResultOut(event=_stored_event(a, actor, body.idempotency_key, "result"),
+                     round=body.round, players=body.players, score=body.score)
