@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+import sudya.cli.decks  # noqa: F401  (registers the deck commands)
 import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
 from sudya.cli.main import app
 from sudya.rulebooks.schema import Rulebook

@@ -6,6 +6,7 @@ events and returns every ruling, plus a summary per subject.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 from collections import Counter
@@ -67,10 +68,8 @@ def _date(value: Any, where: str) -> dt.date:
     if isinstance(value, dt.datetime):
         value = value.date()
     if isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             value = dt.date.fromisoformat(value)
-        except ValueError:
-            pass
     if isinstance(value, dt.date) and 1900 <= value.year <= 2999:
         return value
     raise ScenarioError(f"{where}: must be an ISO date such as 2026-03-01 (years 1900–2999), "

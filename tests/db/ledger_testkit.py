@@ -92,7 +92,9 @@ def scenario_of(engine: sa.Engine, series_id: int) -> dict[str, Any]:
         if ev.kind == "roster":
             assert not sc["events"], "roster changes after the first event: not a scenario"
             sc["players"] += [x for x in p["players"] if x not in sc["players"]]
-            sc["teams"].update(p["teams"])
+            # add_player(team=...) stores the new member twice in its roster event (the
+            # engine only reads team_of, so rulings do not change); a scenario lists each once
+            sc["teams"].update({t: list(dict.fromkeys(ms)) for t, ms in p["teams"].items()})
             sc["judges"].update({h: dict(j) for h, j in p["judges"].items()})
         elif ev.kind == "infraction":
             sc["events"].append({"id": ev.ext_id, **clean(p)})

@@ -57,11 +57,11 @@ def test_the_database_refuses_update_and_delete(ledger: Ledger, db_engine: sa.En
             assert "append-only" in str(err.value), (table, sql)
 
     # the ORM is no way round it either
-    with pytest.raises(sa.exc.DBAPIError, match="append-only"):
-        with ledger.factory() as s, s.begin():
-            row = s.scalars(select(m.Ruling)).first()
-            assert row is not None
-            row.cause = "none"
+    with (pytest.raises(sa.exc.DBAPIError, match="append-only"), ledger.factory() as s,
+          s.begin()):
+        row = s.scalars(select(m.Ruling)).first()
+        assert row is not None
+        row.cause = "none"
     assert snapshot(db_engine) == before
 
     # and the ledger still works

@@ -263,6 +263,7 @@ def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    import sudya.cli.decks  # noqa: F401  (registers the deck commands)
     import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
 
     if os.environ.get("SUDYA_DEBUG"):

@@ -253,3 +253,20 @@ class RoundClock(Audited, Base):
     round: Mapped[int] = mapped_column(Integer)
     started_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
     minutes: Mapped[int] = mapped_column(Integer)
+
+
+class AppealRequest(Audited, Base):
+    """A player appeals the rulings of one event; the head judge's decision is a ledger event.
+
+    The request only records who appealed and why: whether it was decided, and how, is read
+    from the ledger's appeal event on the same ruling, so the two can never disagree.
+    """
+
+    __tablename__ = "appeal_request"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    event_ext_id: Mapped[str] = mapped_column(String(100))  # the appealed ruling's event
+    appellant: Mapped[str] = mapped_column(String(100))  # the player (or team) appealing
+    reason: Mapped[str] = mapped_column(String(1000), default="")
+    idempotency_key: Mapped[str | None] = mapped_column(String(100), unique=True)
+    __table_args__ = (UniqueConstraint("tournament_id", "event_ext_id"),)

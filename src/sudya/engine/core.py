@@ -40,7 +40,6 @@ from sudya.rulebooks.schema import (
 )
 from sudya.rulebooks.schema import Sanction as Spec
 
-
 AMOUNT_LIMIT = 10**9  # no penalty is that large; beyond it the numbers are a typo
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ def templates() -> Jinja2Blocks:
     env.filters["t"] = i18n.text
     env.globals["lang"] = i18n.current_lang.get
     env.globals["version"] = __version__
+    env.globals["new_key"] = lambda: uuid.uuid4().hex  # one idempotency key per form
     return Jinja2Blocks(env=env)
 
 
@@ -98,7 +100,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                                     "lang": i18n.current_lang.get()}, status_code=status)
         return page
 
-    from sudya.web import api, pages
+    from sudya.web import api, pages, pages_appeals, pages_misc, pages_pending, pages_rulebooks
     from sudya.web.context import LoginRequired, see_other
 
     @app.exception_handler(LoginRequired)
@@ -110,6 +112,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     app.include_router(pages.router)
+    for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks):
+        app.include_router(module.router)
     app.include_router(api.router)
     return app
 

@@ -12,11 +12,15 @@ from sqlalchemy import select
 
 from sudya.db import models as m
 from sudya.engine.model import Ruling
+from sudya.errors import SudyaError
+from sudya.rulebooks import loader
 from sudya.rulebooks.describe import explain
 from sudya.rulebooks.schema import Detail, Infraction, Outcome, Rulebook
+from sudya.services.appeals import requests as appeal_requests
+from sudya.services.clock import round_clock
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import person_history, tournament_standings, tournament_summary
-from sudya.web import forms, i18n
+from sudya.web import forms, i18n, views
 from sudya.web.auth import AuthError, login, revoke
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
 
@@ -89,24 +93,12 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
     summary = tournament_summary(ctx.session, tid)
     if not roles.can("view-all"):
         summary["rulings"] = [r for r in summary["rulings"] if r["subject"] == roles.person]
-    pending = [r for r in summary["rulings"] if r["pending"]]
-    latest = list(reversed(summary["rulings"]))[:10]
-    clock = _clock(ctx, t)
+    rulings = [views.ruling(book, r) for r in summary["rulings"]]
+    pending = [r for r in rulings if r["pending"]]
+    latest = list(reversed(rulings))[:10]
+    clock = round_clock(ctx.session, t.id)
     return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
                       pending=pending, latest=latest, recorded=recorded, clock=clock)
-
-
-def _clock(ctx: Ctx, t: m.Tournament) -> dict[str, Any] | None:
-    row = ctx.session.scalar(select(m.RoundClock).where(m.RoundClock.tournament_id == t.id)
-                             .order_by(m.RoundClock.id.desc()))
-    if row is None:
-        return None
-    started = row.started_at if row.started_at.tzinfo else row.started_at.replace(
-        tzinfo=dt.UTC)
-    ends = started + dt.timedelta(minutes=row.minutes)
-    left = max(0, int((ends - m.now()).total_seconds()))
-    return {"round": row.round, "ends": ends.isoformat(), "left": left,
-            "minutes": row.minutes}
 
 
 # ---------------------------------------------------------------------- record a ruling
@@ -244,7 +236,24 @@ def person(ctx: C, tid: int, handle: str) -> Response:
     if not roles.can("view-all") and roles.person != handle:
         raise forbid(_("Players see only their own record."))
     entries = person_history(ctx.session, handle, dt.date.today())
-    return ctx.render("person.html", t=t, book=book, handle=handle, entries=entries)
+    rulebook_of = {name: rid for name, rid in ctx.session.execute(
+        select(m.Series.name, m.Series.rulebook))}
+    for e in entries:  # names in the reader's language, from the edition each ruling used
+        try:
+            their = loader.load(rulebook_of[e["series"]], e["edition"])
+        except (KeyError, SudyaError):
+            their = book
+        e["infraction_name"] = views.infraction_name(their, e["infraction"])
+        e["cause_text"] = i18n.cause(e["cause"])
+        e["sanctions"] = views.sanctions(their, e["sanctions"])
+        # an appeal's outcome is in its note (upheld, overturned, frivolous)
+        e["outcome"] = [i18n.rule_message(n) for n in e["notes"] or []
+                        if e["cause"] == "appeal"]
+    appeals = [{**a, "outcome": views.outcome_text(a["decision"]["outcome"])
+                if a["decision"] else None}
+               for a in appeal_requests(ctx.session, tid) if a["appellant"] == handle]
+    return ctx.render("person.html", t=t, book=book, handle=handle, entries=entries,
+                      appeals=appeals)
 
 
 @router.get("/t/{tid}/standings")

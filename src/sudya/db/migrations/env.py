@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
+import sudya.db.deck_models  # noqa: F401  (its tables are part of the schema)
 from sudya.db.models import Base
 
 connection = context.config.attributes["connection"]

@@ -1,0 +1,192 @@
+"""A team's record, results entry for scorekeepers, and the round clock (with a projector page)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from sqlalchemy import select
+
+from sudya.db import models as m
+from sudya.rulebooks.schema import Rulebook
+from sudya.scenario import subjects_json
+from sudya.services.clock import round_clock, rounds, start_round
+from sudya.services.ledger import LedgerError
+from sudya.services.queries import tournament_roster, tournament_standings, tournament_summary
+from sudya.services.readback import series_rulings
+from sudya.web import i18n, views
+from sudya.web.auth import AuthError, Roles
+from sudya.web.context import Ctx, forbid, get_ctx
+
+router = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
+SCORE = re.compile(r"\s*(\d{1,3})\s*[-:–]\s*(\d{1,3})\s*")
+
+
+# ---------------------------------------------------------------------- a team's record
+@router.get("/t/{tid}/teams/{handle}")
+def team(ctx: C, tid: int, handle: str) -> Response:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("view-all"):
+        raise forbid(_("Players see only their own record."))
+    summary = tournament_summary(ctx.session, tid)
+    members = summary["teams"].get(handle)
+    if members is None:
+        raise AuthError(_("No such team."), status=404)
+    row = ctx.session.scalar(select(m.Team).where(m.Team.series_id == t.series_id,
+                                                  m.Team.handle == handle))
+    rulings = [views.ruling(book, r) for r in summary["rulings"]]
+    about_team = [r for r in rulings if r["subject"] == handle
+                  or any(s.get("subject") == handle for s in r["sanctions"])]
+    about_members = [r for r in rulings if r["subject"] in members]
+    engine_rulings = [r for r in series_rulings(ctx.session, t.series_id)
+                      if r.tournament == t.position]
+    tally = subjects_json(book, tournament_roster(ctx.session, t), engine_rulings)
+    mine = tally.get(handle, {"status": "active", "sanctions": {}, "points": 0, "ore": 0})
+    kinds = [{"name": views.kind_name(book, k), "kind": k, "count": n}
+             for k, n in mine["sanctions"].items()]
+    try:
+        standing = tournament_standings(ctx.session, tid)["teams"].get(handle)
+    except LedgerError:
+        standing = None
+    statuses = {"active": _("active"), "disqualified": _("disqualified"),
+                "suspended": _("suspended")}
+    kind_names = {k.id: views.kind_name(book, k.id) for k in book.sanctions}
+    return ctx.render("team.html", t=t, book=book, roles=roles, handle=handle,
+                      status_text=statuses.get(mine["status"], mine["status"]),
+                      kind_names=kind_names,
+                      name=row.name if row else handle, members=members, tally=mine,
+                      kinds=kinds, standing=standing, about_team=about_team,
+                      about_members=about_members,
+                      member_tally={p: tally.get(p) for p in members})
+
+
+# ---------------------------------------------------------------------- results entry
+def _scorekeeper(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("results"):
+        raise forbid(_("Your role may not enter results in this tournament."))
+    return t, book, roles
+
+
+def _results_page(ctx: Ctx, t: m.Tournament, book: Rulebook, *, status: int = 200,
+                  values: dict[str, str] | None = None, errors: dict[str, str] | None = None,
+                  entered: bool = False) -> Response:
+    summary = tournament_summary(ctx.session, t.id)
+    rows = list(ctx.session.scalars(select(m.Result).where(m.Result.tournament_id == t.id)
+                                    .order_by(m.Result.id.desc())))
+    clock = round_clock(ctx.session, t.id)
+    default_round = str(clock["round"]) if clock else ""
+    return ctx.render("results.html", status=status, t=t, book=book,
+                      players=[p["handle"] for p in summary["players"]], results=rows,
+                      values=values or {"round": default_round}, errors=errors or {},
+                      entered=entered)
+
+
+@router.get("/t/{tid}/results")
+def results(ctx: C, tid: int, entered: bool = False) -> Response:
+    t, book, _roles = _scorekeeper(ctx, tid)
+    return _results_page(ctx, t, book, entered=entered)
+
+
+@router.post("/t/{tid}/results")
+async def results_submit(ctx: C, tid: int, request: Request) -> Response:
+    t, book, _roles = _scorekeeper(ctx, tid)
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {k: str(form.get(k, "")).strip() for k in ("round", "player_a", "player_b",
+                                                         "score")}
+    errors: dict[str, str] = {}
+    players = {p["handle"] for p in tournament_summary(ctx.session, tid)["players"]}
+    rnd = values["round"]
+    if not rnd:
+        errors["round"] = _("Enter the round.")
+    elif not rnd.isdigit() or int(rnd) > 1000:
+        errors["round"] = _("A whole number.")
+    for field in ("player_a", "player_b"):
+        if values[field] not in players:
+            errors[field] = _("Choose the player.")
+    if "player_b" not in errors and values["player_a"] == values["player_b"]:
+        errors["player_b"] = _("Choose a different player.")
+    score = SCORE.fullmatch(values["score"])
+    if score is None:
+        errors["score"] = _("Write the score as two numbers, such as 2-1.")
+    if not errors:
+        assert score is not None
+        try:
+            ctx.ledger.record_result(
+                tournament=tid, players=(values["player_a"], values["player_b"]),
+                score=(int(score[1]), int(score[2])), round=int(rnd),
+                idempotency_key=str(form.get("key", "")) or None, actor=views.actor(ctx))
+        except LedgerError as exc:
+            field = {"players": "player_a", "round": "round"}.get(exc.field, "score")
+            errors[field] = i18n.rule_message(exc.bare)
+        else:
+            return views.done(request, f"/t/{tid}/results?entered=1")
+    return _results_page(ctx, t, book, status=422, values=values, errors=errors)
+
+
+# ---------------------------------------------------------------------- the round clock
+def _organiser(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("manage"):
+        raise forbid(_("Only an organiser starts rounds."))
+    return t, book, roles
+
+
+def _rounds_page(ctx: Ctx, t: m.Tournament, *, status: int = 200,
+                 values: dict[str, str] | None = None, errors: dict[str, str] | None = None,
+                 started: bool = False) -> Response:
+    clock = round_clock(ctx.session, t.id)
+    history = rounds(ctx.session, t.id)
+    suggested = {"round": str(clock["round"] + 1) if clock else "1",
+                 "minutes": str(history[0].minutes) if history else "50"}
+    return ctx.render("rounds.html", status=status, t=t, clock=clock, history=history,
+                      values=values or suggested, errors=errors or {}, started=started)
+
+
+@router.get("/t/{tid}/rounds")
+def rounds_page(ctx: C, tid: int, started: bool = False) -> Response:
+    t, _book, _roles = _organiser(ctx, tid)
+    return _rounds_page(ctx, t, started=started)
+
+
+@router.post("/t/{tid}/rounds/start")
+async def round_start(ctx: C, tid: int, request: Request) -> Response:
+    t, _book, _roles = _organiser(ctx, tid)
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {k: str(form.get(k, "")).strip() for k in ("round", "minutes")}
+    errors: dict[str, str] = {}
+    numbers: dict[str, int] = {}
+    for field in ("round", "minutes"):
+        if values[field].isdigit():
+            numbers[field] = int(values[field])
+        else:
+            errors[field] = _("A whole number.")
+    if not errors:
+        try:
+            start_round(ctx.ledger, tournament=tid, round=numbers["round"],
+                        minutes=numbers["minutes"],
+                        idempotency_key=str(form.get("key", "")) or None,
+                        actor=views.actor(ctx))
+        except LedgerError as exc:
+            errors[exc.field if exc.field in ("round", "minutes") else "round"] = \
+                i18n.rule_message(exc.bare)
+        else:
+            return views.done(request, f"/t/{tid}/rounds?started=1")
+    return _rounds_page(ctx, t, status=422, values=values, errors=errors)
+
+
+@router.get("/t/{tid}/clock")
+def clock(ctx: C, tid: int) -> Response:
+    """Public, like the standings: a projector in the hall needs no judge's session."""
+    t, _book, _roles = ctx.tournament(tid)
+    data: dict[str, Any] | None = round_clock(ctx.session, tid)
+    return ctx.render("clock.html", t=t, clock=data)

@@ -1,0 +1,132 @@
+"""Pending rulings: the judge's choice within a range, the college's decision on aggravation,
+and appeals waiting for the head judge. Only roles that may `decide` see this page."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from sudya.db import models as m
+from sudya.rulebooks.schema import Rulebook
+from sudya.services.ledger import LedgerError
+from sudya.services.queries import tournament_summary
+from sudya.web import i18n, views
+from sudya.web.auth import Roles
+from sudya.web.context import Ctx, forbid, get_ctx
+
+router = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
+
+
+def _decider(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("decide"):
+        raise forbid(_("Your role may not decide pending rulings in this tournament."))
+    return t, book, roles
+
+
+def render(ctx: Ctx, t: m.Tournament, book: Rulebook, roles: Roles, *, status: int = 200,
+           errors: dict[str, dict[str, str]] | None = None,
+           values: dict[str, Any] | None = None, decided: str | None = None,
+           appealed: str | None = None) -> Response:
+    from sudya.web.pages_appeals import appeal_context
+
+    summary = tournament_summary(ctx.session, t.id)
+    items = [views.ruling(book, r) for r in summary["rulings"] if r["pending"]]
+    # flags are notes for officials that come with other sanctions, not a punishment
+    kinds = sorted((k for k in book.sanctions if not k.flag), key=lambda k: k.rank)
+    appeals = appeal_context(ctx, t, book, roles, summary)
+    shown = {r["event"] for r in items} | {f"appeal/{a['event']}" for a in appeals["awaiting"]}
+    problems = views.unshown(errors, shown)
+    page = ctx.render(
+        "pending.html", status=status, t=t, book=book, roles=roles,
+        ranges=[r for r in items if not r.get("aggravated")],
+        aggravated=[r for r in items if r.get("aggravated")],
+        kinds=[{"id": k.id, "name": i18n.text(k.name), "amount": k.amount != "none",
+                "required": k.amount == "required"} for k in kinds],
+        errors=errors or {}, values=values or {}, decided=decided, appealed=appealed,
+        problems=problems, **appeals)
+    return views.show_whole_page(ctx.request, page, problems)
+
+
+@router.get("/t/{tid}/pending")
+def pending(ctx: C, tid: int, decided: str | None = None,
+            appealed: str | None = None) -> Response:
+    t, book, roles = _decider(ctx, tid)
+    return render(ctx, t, book, roles, decided=decided, appealed=appealed)
+
+
+@router.post("/t/{tid}/pending/decide")
+async def decide(ctx: C, tid: int, request: Request) -> Response:
+    t, book, roles = _decider(ctx, tid)
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    key = str(form.get("key", "")) or None
+    if views.already_done(ctx.session, key):  # a double submit: the first one was stored
+        return views.done(request, f"/t/{tid}/pending")
+    of = str(form.get("of", ""))
+    summary = tournament_summary(ctx.session, tid)
+    target = next((r for r in summary["rulings"] if r["pending"] and r["event"] == of), None)
+    errors: dict[str, str] = {}
+    values: dict[str, Any] = {"form": "decide", "of": of,
+                              "choice": str(form.get("choice", "")),
+                              "choice_points": str(form.get("choice_points", "")),
+                              "sanctions": [str(k) for k in form.getlist("sanction")],
+                              "amounts": {}}
+    args: dict[str, Any] = {}
+    if target is None:
+        errors["of"] = _("This ruling no longer waits for a decision.")
+    elif target.get("aggravated"):
+        decided: list[dict[str, Any]] = []
+        for kind in values["sanctions"]:
+            try:
+                spec = book.kind(kind)
+            except KeyError:
+                errors["sanctions"] = _("Unknown sanction: %(kind)s.", kind=kind)
+                continue
+            raw = str(form.get(f"amount.{kind}", "")).strip()
+            values["amounts"][kind] = raw
+            item: dict[str, Any] = {"kind": kind}
+            if raw:
+                try:
+                    item["amount"] = int(raw)
+                except ValueError:
+                    errors["sanctions"] = _("%(name)s: the amount is a whole number.",
+                                            name=i18n.text(spec.name))
+            elif spec.amount == "required":
+                errors["sanctions"] = _("%(name)s: enter the amount.",
+                                        name=i18n.text(spec.name))
+            decided.append(item)
+        if not decided and not errors:
+            errors["sanctions"] = _("Choose the sanctions the college decided.")
+        args["sanctions"] = decided
+    else:
+        choice, problem = views.parse_choice(form)
+        if problem:
+            errors["choice"] = problem
+        elif choice is None:
+            errors["choice"] = _("Choose one.")
+        args["choice"] = choice
+    if not errors:
+        try:
+            ctx.ledger.decide(tournament=tid, of=of, judge=roles.judge_handle,
+                              idempotency_key=key, actor=views.actor(ctx), **args)
+        except LedgerError as exc:
+            field = views.error_field(exc.field, ("choice", "sanctions"), "of")
+            errors[field] = _refusal(book, target, exc)
+        else:
+            return views.done(request, f"/t/{tid}/pending?decided={of}")
+    return render(ctx, t, book, roles, status=422, errors={of: errors}, values=values)
+
+
+def _refusal(book: Rulebook, target: dict[str, Any] | None, exc: LedgerError) -> str:
+    """The engine's refusal in the reader's language, with sanction names, not ids."""
+    if exc.bare.startswith("the decision is not stricter") and target is not None:
+        table = " + ".join(s["name"] for s in views.sanctions(book, target.get("offered", [])))
+        return _("Not stricter than the table (%(table)s): the college must decide a "
+                 "stricter sanction.", table=table or "—")
+    return i18n.rule_message(exc.bare)
