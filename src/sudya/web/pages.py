@@ -193,7 +193,7 @@ def _actor(ctx: Ctx) -> Any:
 
     user = ctx.need_user()
     return Actor(name=user.username,
-                 request_id=ctx.request.headers.get("x-request-id") or uuid.uuid4().hex)
+                 request_id=ctx.request.headers.get("x-request-id", "")[:64] or uuid.uuid4().hex)
 
 
 def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:

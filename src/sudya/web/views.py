@@ -108,7 +108,7 @@ def already_done(s: Session, key: str | None) -> bool:
 def actor(ctx: Ctx) -> Actor:
     user = ctx.need_user()
     return Actor(name=user.username,
-                 request_id=ctx.request.headers.get("x-request-id") or uuid.uuid4().hex)
+                 request_id=ctx.request.headers.get("x-request-id", "")[:64] or uuid.uuid4().hex)
 
 
 def done(request: Request, url: str) -> Response:
