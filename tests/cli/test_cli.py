@@ -32,6 +32,9 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+ENGLISH = {"SUDYA_LANG": "en"}  # messages asserted in English; Russian is the default
+
+
 def assert_refused(run: Run, *needles: str) -> str:
     """Exit 2, nothing on stdout, exactly one `sudya: ...` line on stderr holding every needle."""
     assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
@@ -223,14 +226,20 @@ REFUSED = {
 def test_wrong_scenario_is_refused_in_one_line(sudya: Sudya, tmp_path: Path, name: str) -> None:
     text, needles = REFUSED[name]
     path = write(tmp_path / f"{name}.yaml", text)
-    assert_refused(sudya("replay", path.name), *needles)
+    assert_refused(sudya("replay", path.name, env=ENGLISH), *needles)
+
+
+def test_refusals_are_in_russian_by_default(sudya: Sudya, tmp_path: Path) -> None:
+    text, _needles = REFUSED["missing-conditionally-required-detail"]
+    line = assert_refused(sudya("replay", write(tmp_path / "ru.yaml", text).name))
+    assert "событие" in line and "обязательно для" in line, line
 
 
 def test_refused_after_valid_events_prints_no_partial_json(sudya: Sudya, tmp_path: Path) -> None:
     text = BERSERK_PRO + ("  - {id: e1, infraction: procedure.minor, player: p1}\n"
                           "  - {id: e2, infraction: procedure.minor, player: p2}\n"
                           "  - {id: e3, infraction: procedure.minor, player: ghost}\n")
-    assert_refused(sudya("replay", write(tmp_path / "s.yaml", text).name),
+    assert_refused(sudya("replay", write(tmp_path / "s.yaml", text).name, env=ENGLISH),
                    "event e3", "(#3)", "player", "'ghost'")
 
 
@@ -735,7 +744,7 @@ def test_precedent_writes_next_edition(sudya: Sudya, tmp_path: Path) -> None:
     assert newest["rulebook"]["edition"] == "2"
 
     write(tmp_path / "ed1.yaml", bot_scenario("1"))
-    assert_refused(sudya("replay", "ed1.yaml", env=env),
+    assert_refused(sudya("replay", "ed1.yaml", env={**env, **ENGLISH}),
                    "event b1", "infraction", "'bot-usage'")
 
 

@@ -381,10 +381,6 @@ def test_bad_input_is_refused_in_one_line_and_changes_nothing(world: World) -> N
     assert snapshot(world.url) == before
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: `tournament create` for a new series commits the series "
-                   "before the tournament is checked; a refused tournament leaves the new "
-                   "series behind")
 def test_a_refused_new_tournament_leaves_no_new_series(world: World) -> None:
     before = snapshot(world.url)
     refused(world.sudya("tournament", "create", "--name", "T", "--series", "Brand New",
@@ -393,16 +389,11 @@ def test_a_refused_new_tournament_leaves_no_new_series(world: World) -> None:
     assert snapshot(world.url) == before
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: a malformed --setting is reported as `--detail`")
 def test_a_bad_setting_is_named_as_setting(world: World) -> None:
     refused(world.sudya("tournament", "create", "--name", "T", "--series", "Berserk Cup",
                         "--date", "2026-03-09", "--setting", "decklists"), "--setting")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="BUG: a number too large for "
-                   "an INTEGER column (--table, a CSV cell) ends in a Python traceback "
-                   "(OverflowError) instead of one `sudya:` line")
 def test_numbers_too_large_for_the_database_are_refused_in_one_line(world: World) -> None:
     huge = "99999999999999999999"
     big = world.dir / "big.csv"

@@ -145,10 +145,6 @@ def test_a_failed_import_leaves_no_phantom_in_the_engine(ledger: Ledger,
 HUGE = "99999999999999999999"  # more than any INTEGER column holds (SQLite or PostgreSQL)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: import_csv only catches SudyaError per row; a row "
-                   "the database refuses (OverflowError on SQLite, DataError on PostgreSQL) "
-                   "aborts the import with a raw error instead of a rejected-row report",
-                   raises=(OverflowError, sa.exc.DBAPIError))
 def test_a_row_the_database_refuses_is_a_rejected_row(ledger: Ledger, db_engine: sa.Engine,
                                                        tmp_path: Path,
                                                        berserk: tuple[int, int]) -> None:
@@ -161,11 +157,6 @@ def test_a_row_the_database_refuses_is_a_rejected_row(ledger: Ledger, db_engine:
     assert snapshot(db_engine) == before
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: when an import is aborted by a database error, "
-                   "import_csv does not call ledger.forget_all(): the cached engine keeps the "
-                   "rows applied before it, and once other writers have stored as many events "
-                   "the phantom player is accepted and the write fails on "
-                   "uq_ruling_series_id_position", raises=sa.exc.IntegrityError)
 def test_an_import_aborted_by_the_database_leaves_no_phantom(ledger: Ledger,
                                                              db_engine: sa.Engine,
                                                              tmp_path: Path,

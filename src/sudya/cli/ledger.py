@@ -70,13 +70,13 @@ def _yaml_value(text: str, field: str) -> Any:
     return value
 
 
-def _details(pairs: list[str]) -> dict[str, Any]:
+def _details(pairs: list[str], option: str = "--detail") -> dict[str, Any]:
     details: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise UsageError(f"--detail: write key=value, got {pair!r}")
-        details[key.strip()] = _yaml_value(value, f"--detail {key}")
+            raise UsageError(f"{option}: write key=value, got {pair!r}")
+        details[key.strip()] = _yaml_value(value, f"{option} {key}")
     return details
 
 
@@ -145,14 +145,14 @@ def tournament_create(
     ledger = _ledger(db)
     day = _date(date, "--date")
     assert day is not None
+    settings = _details(setting or [], "--setting")
     with ledger.factory() as s:
         exists = s.query(m.Series.id).filter(m.Series.name == series).first() is not None
-    if not exists:
-        if rulebook is None:
-            raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
-        ledger.create_series(name=series, rulebook=rulebook, actor=_actor(by))
+    if not exists and rulebook is None:
+        raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
     tid = ledger.create_tournament(series=series, name=name, date=day, level=level,
-                                   settings=_details(setting or []), actor=_actor(by))
+                                   settings=settings, actor=_actor(by),
+                                   new_series_rulebook=None if exists else rulebook)
     out.print(str(tid))
 
 

@@ -259,6 +259,18 @@ def demo(lang: Lang = "ru") -> None:
     out.print(f"sudya replay {path}")
 
 
+def _localised(message: str) -> str:
+    """Russian first (SUDYA_LANG=en for English): known engine messages are translated."""
+    from sudya.web import i18n
+
+    lang = i18n.pick(os.environ.get("SUDYA_LANG"))
+    token = i18n.current_lang.set(lang)
+    try:
+        return i18n.rule_message(message)
+    finally:
+        i18n.current_lang.reset(token)
+
+
 def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
     from sqlalchemy.exc import SQLAlchemyError
@@ -272,7 +284,7 @@ def main() -> None:
     try:
         app()
     except SudyaError as exc:
-        sys.stderr.write(f"sudya: {exc}\n")
+        sys.stderr.write(f"sudya: {_localised(str(exc))}\n")
         sys.exit(2)
     except SQLAlchemyError as exc:
         first = (str(getattr(exc, "orig", None) or exc).splitlines() or [""])[0]

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from sudya.errors import SudyaError
 from sudya.services.ledger import Actor, Ledger
 
@@ -51,19 +53,25 @@ def import_csv(ledger: Ledger, kind: str, path: Path, *, tournament: int, actor:
     """Import every row in one transaction; any rejected row rolls all of them back."""
     rows = read_rows(kind, path)
     rejected: list[str] = []
-    with ledger.uow().begin() as session:
-        for i, row in enumerate(rows, start=2):  # line 1 is the header
-            try:
-                with session.begin_nested():
-                    _import_row(ledger, kind, row, tournament, actor, session)
-            except SudyaError as exc:
-                rejected.append(f"line {i}: {exc}")
-            if progress:
-                progress(i - 1, len(rows))
-        if rejected:
-            session.rollback()
-            ledger.forget_all()
-            raise ImportRejected(rejected)
+    try:
+        with ledger.uow().begin() as session:
+            for i, row in enumerate(rows, start=2):  # line 1 is the header
+                try:
+                    with session.begin_nested():
+                        _import_row(ledger, kind, row, tournament, actor, session)
+                except SudyaError as exc:
+                    rejected.append(f"line {i}: {exc}")
+                except (SQLAlchemyError, OverflowError) as exc:  # the database refused it
+                    first = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+                    rejected.append(f"line {i}: the database refused the row: {first}")
+                if progress:
+                    progress(i - 1, len(rows))
+            if rejected:
+                raise ImportRejected(rejected)
+    except BaseException:
+        # rows applied to the cached engines were rolled back with the transaction
+        ledger.forget_all()
+        raise
     return len(rows)
 
 

@@ -128,12 +128,26 @@ class Ledger:
 
     def create_tournament(self, *, series: int | str, name: str, date: dt.date,
                           level: str | None = None, settings: dict[str, Any] | None = None,
-                          edition: str | None = None, actor: Actor | None = None) -> int:
-        """A new tournament of a series; the rulebook edition in force is recorded on it."""
+                          edition: str | None = None, actor: Actor | None = None,
+                          new_series_rulebook: str | None = None) -> int:
+        """A new tournament of a series; the rulebook edition in force is recorded on it.
+
+        With `new_series_rulebook`, a series of that name that does not exist yet is created in
+        the same transaction (so a refused tournament leaves no series behind).
+        """
         actor = actor or Actor()
         _require(name, "name")
         with self.uow().begin() as s:
+            if new_series_rulebook is not None and isinstance(series, str) and s.scalar(
+                    select(m.Series.id).where(m.Series.name == series)) is None:
+                _require(series, "series")
+                fresh = m.Series(name=series, rulebook=_load_book(new_series_rulebook).id,
+                                 last_seq=0, created_by=actor.name,
+                                 request_id=actor.request_id)
+                s.add(fresh)
+                s.flush()
             row = self._series(s, series)
+            self._lock_series(s, row.id)
             book = _load_book(row.rulebook, edition)
             if book.levels and level not in book.level_ids():
                 raise LedgerError(f"level must be one of {', '.join(book.level_ids())}",
@@ -166,8 +180,13 @@ class Ledger:
         """Register a person (created on first sight) for a tournament, optionally in a team."""
         actor = actor or Actor()
         _require(handle, "handle")
+        if table is not None and not 0 < table <= 100_000:
+            raise LedgerError("a table number from 1 to 100000", field="table")
         with self._tx(session) as s:
             t, series = self._tournament(s, tournament)
+            self._lock_series(s, series.id)
+            if self._team(s, series, handle) is not None:
+                raise LedgerError(f"{handle!r} is a team's id", field="handle")
             person = self._person(s, handle, name, actor)
             if s.scalar(select(m.Entry.id).where(m.Entry.tournament_id == t.id,
                                                  m.Entry.person_id == person.id)):
@@ -178,8 +197,8 @@ class Ledger:
             s.add(m.Entry(tournament_id=t.id, person_id=person.id,
                           team_id=team_row.id if team_row else None, table_no=table,
                           created_by=actor.name, request_id=actor.request_id))
-            teams = ({team_row.handle: self._members(s, t.id, team_row.id) + [handle]}
-                     if team_row else {})
+            s.flush()
+            teams = {team_row.handle: self._members(s, t.id, team_row.id)} if team_row else {}
             self._append(s, _ref(series), TournamentRef(t.id), "roster", None,
                          {"players": [handle], "teams": teams, "judges": {}}, None, actor)
 
@@ -191,6 +210,7 @@ class Ledger:
         _require(handle, "handle")
         with self._tx(session) as s:
             t, series = self._tournament(s, tournament)
+            self._lock_series(s, series.id)
             if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is not None:
                 raise LedgerError(f"{handle!r} is a player's id", field="handle")
             row = self._team(s, series, handle)
@@ -348,6 +368,9 @@ class Ledger:
         if idempotency_key:
             done = s.scalar(select(m.Event).where(m.Event.idempotency_key == idempotency_key))
             if done is not None:
+                if done.series_id != series.id or done.kind != kind:
+                    raise LedgerError("this key was used for another request",
+                                      field="idempotency_key")
                 raise _Retried(done.id)
         ext_id = event_id or f"e{seq}"
         if kind == "roster":
@@ -567,6 +590,12 @@ class Ledger:
             raise LedgerError(f"unknown judge {judge!r}", field="judge")
 
     # ------------------------------------------------------------------ lookups
+    @staticmethod
+    def _lock_series(s: Session, series_id: int) -> None:
+        """Take the series lock before reading what a write depends on (PostgreSQL row lock;
+        SQLite's BEGIN IMMEDIATE already holds the whole database)."""
+        s.execute(select(m.Series.id).where(m.Series.id == series_id).with_for_update())
+
     def _series(self, s: Session, ref: int | str) -> m.Series:
         row = (s.get(m.Series, ref) if isinstance(ref, int) else
                s.scalar(select(m.Series).where(m.Series.name == ref)))

@@ -174,17 +174,72 @@ RULE_MESSAGES: list[tuple[re.Pattern[str], str]] = [
          "должна назначить более строгое"),
         (r"judge's choice within a range: pending", "на усмотрение судьи: ожидает выбора"),
         (r"interpretation: (?P<x>.+)", "толкование: {x}"),
+        # deck list checks (sudya.decks.decklist) and their comparison with the deck
+        (r"no deck list", "дек-листа нет"),
+        (r"the player's name is not on the list", "в дек-листе нет имени игрока"),
+        (r"the count of '(?P<x>.+)' is not written in digits",
+         "количество карт «{x}» записано не цифрами"),
+        (r"'(?P<x>.+)' is hard to read: is it '(?P<y>.+)'\?",
+         "«{x}» трудно прочитать: это «{y}»?"),
+        (r"'(?P<x>.+)' is not a card the judges can identify",
+         "судьи не могут определить карту «{x}»"),
+        (r"(?P<x>.+) is not legal in (?P<y>\S+)", "карта «{x}» недопустима в формате {y}"),
+        (r"main deck has (?P<x>\d+) cards, fewer than (?P<y>\d+)",
+         "карт в основной колоде: {x}, меньше минимума ({y})"),
+        (r"main deck has (?P<x>\d+) cards, more than (?P<y>\d+)",
+         "карт в основной колоде: {x}, больше максимума ({y})"),
+        (r"additional deck has (?P<x>\d+) cards, more than (?P<y>\d+)",
+         "карт в дополнительной колоде: {x}, больше максимума ({y})"),
+        (r"(?P<x>\d+) copies of (?P<y>.+) in main and additional decks together, at most "
+         r"(?P<z>\d+)",
+         "копий карты «{y}» в основной и дополнительной колодах вместе: {x}, можно не больше "
+         "{z}"),
+        (r"(?P<x>\d+) copies of (?P<y>.+), at most (?P<z>\d+)",
+         "копий карты «{y}»: {x}, можно не больше {z}"),
+        (r"the deck has (?P<x>\d+) cards, the list (?P<y>\d+)",
+         "карт в колоде: {x}, в дек-листе: {y}"),
+        (r"the additional deck has (?P<x>\d+) cards, the list (?P<y>\d+)",
+         "карт в дополнительной колоде: {x}, в дек-листе: {y}"),
+        (r"(?P<x>.+) ×(?P<y>\d+) is in the deck but not on the list",
+         "«{x}» ×{y} есть в колоде, но нет в дек-листе"),
+        (r"(?P<x>.+): (?P<y>\d+) in the deck, (?P<z>\d+) on the list",
+         "«{x}»: в колоде {y}, в дек-листе {z}"),
+        # the overspend remedy (sudya.decks.squad): reasons of the draws and refusals
+        (r"gold crystals overspent", "перерасход золотых кристаллов"),
+        (r"silver crystals overspent", "перерасход серебряных кристаллов"),
+        (r"crystals on flyers overspent", "перерасход кристаллов на летающих существ"),
+        (r"uniqueness broken", "нарушено правило уникальности"),
+        (r"more than one terrain", "больше одной местности в отряде"),
+        (r"«cannot be taken with …» broken",
+         "нарушена особенность «не может быть взят в отряд с…»"),
+        (r"unknown card '(?P<x>.+)' \(did you mean '(?P<y>.+)'\?\)",
+         "неизвестная карта «{x}» (может быть, «{y}»?)"),
+        (r"unknown card '(?P<x>.+)'", "неизвестная карта «{x}»"),
+        (r"unknown seat '(?P<x>.+)' \((?P<y>.+)\)", "неизвестное место «{x}» ({y})"),
+        (r"step (?P<x>\d+): the drawn card is not in group (?P<y>\S+) \((?P<z>.*)\)",
+         "шаг {x}: вытянутой карты нет в группе {y} ({z})"),
+        (r"more drawn cards than the remedy needed",
+         "вытянутых карт больше, чем потребовало устранение"),
     ]
 ]
+
+
+EVENT_PREFIX = re.compile(r"^event (?P<id>\S+?)(?: \(#(?P<pos>\d+)\))?: ")
 
 
 def rule_message(message: str) -> str:
     """An engine or ledger message in the current language (Russian where known)."""
     if current_lang.get() != "ru":
         return message
+    event = EVENT_PREFIX.match(message)
+    if event is not None:  # a scenario's "event e2 (#2): …"
+        where = event["id"] + (f" (#{event['pos']})" if event["pos"] else "")
+        return f"событие {where}: {rule_message(message[event.end():])}"
     field, sep, rest = message.partition(": ")
     if sep and (field.startswith("details.") or field in (
-            "player", "team", "judge", "choice", "infraction", "of", "sanctions", "outcome")):
+            "player", "team", "judge", "choice", "infraction", "of", "sanctions", "outcome",
+            "decision.of", "decision.sanctions", "decision.choice", "decision.judge",
+            "appeal.of", "appeal.judge", "appeal.outcome", "appeal.choice")):
         return f"{field}: {rule_message(rest)}"
     for pattern, ru in RULE_MESSAGES:
         match = pattern.fullmatch(message)
