@@ -102,7 +102,8 @@ def person_history(s: Session, handle: str, on: dt.date) -> list[dict[str, Any]]
                               else None, "state": state})
         out.append({"series": t.series.name, "tournament": t.name, "date": t.date.isoformat(),
                     "event": r.event_ext_id, "infraction": r.infraction, "cause": r.cause,
-                    "judge": r.judge, "edition": r.edition, "sanctions": sanctions,
+                    "judge": r.judge, "rulebook": t.series.rulebook, "edition": r.edition,
+                    "sanctions": sanctions,
                     "notes": r.notes})
     return out
 

@@ -41,6 +41,7 @@ def templates() -> Jinja2Blocks:
         newstyle=True,
     )
     env.filters["date"] = i18n.date
+    env.filters["isodate"] = i18n.isodate
     env.filters["datetime"] = i18n.datetime
     env.filters["t"] = i18n.text
     env.globals["lang"] = i18n.current_lang.get
@@ -95,12 +96,28 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             return JSONResponse({"detail": [{"loc": ["body", *field.split(".")] if field
                                              else ["body"], "msg": str(exc),
                                              "type": exc.code}]}, status_code=status)
-        page: Response = app.state.templates.TemplateResponse(
-            request, "error.html", {"message": str(exc), "user": None, "csrf": "",
-                                    "lang": i18n.current_lang.get()}, status_code=status)
+        from sudya.web.auth import csrf_token, session_user
+        from sudya.web.context import COOKIE
+
+        token = request.cookies.get(COOKIE)
+        with app.state.ledger.factory() as session:
+            user = session_user(session, token)
+            page: Response = app.state.templates.TemplateResponse(
+                request, "error.html",
+                {"message": str(exc), "user": user,
+                 "csrf": csrf_token(app.state.secret, token) if user and token else "",
+                 "lang": i18n.current_lang.get()}, status_code=status)
         return page
 
-    from sudya.web import api, pages, pages_appeals, pages_misc, pages_pending, pages_rulebooks
+    from sudya.web import (
+        api,
+        pages,
+        pages_appeals,
+        pages_decks,
+        pages_misc,
+        pages_pending,
+        pages_rulebooks,
+    )
     from sudya.web.context import LoginRequired, see_other
 
     @app.exception_handler(LoginRequired)
@@ -112,7 +129,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     app.include_router(pages.router)
-    for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks):
+    for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks, pages_decks):
         app.include_router(module.router)
     app.include_router(api.router)
     return app

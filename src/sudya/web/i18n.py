@@ -55,6 +55,11 @@ def date(value: dt.date | None, fmt: str = "medium") -> str:
     return format_date(value, format=fmt, locale=current_lang.get())
 
 
+def isodate(value: str | None) -> str:
+    """An ISO date string (as the JSON views carry it), localised."""
+    return date(dt.date.fromisoformat(value)) if value else "—"
+
+
 def datetime(value: dt.datetime | None, fmt: str = "short") -> str:
     if value is None:
         return "—"

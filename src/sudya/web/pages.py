@@ -215,17 +215,36 @@ def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
         "source": inf.source if inf else "",
         "interpretations": exp.interpretations if exp else [],
         "conflicts": exp.conflicts if exp else [],
-        "cells": exp.cells if exp else {},
+        "cells": {_level_name(book, lv): cell for lv, cell in (exp.cells if exp else {}).items()},
     }
 
 
+def _level_name(book: Rulebook, level: str) -> str:
+    names = {lv.id: i18n.text(lv.name) for lv in book.levels}
+    return names.get(level, level)
+
+
 def _history(ctx: Ctx, handle: str | None) -> list[dict[str, Any]]:
+    """The person's latest rulings, named as a judge reads them."""
     if not handle:
         return []
     try:
-        return person_history(ctx.session, handle, dt.date.today())[-10:]
+        entries = person_history(ctx.session, handle, dt.date.today())[-10:]
     except LedgerError:
         return []
+    return [readable_entry(e) for e in entries]
+
+
+def readable_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A history entry with the rulebook's names for its infraction and sanctions."""
+    book = loader.load(entry["rulebook"], entry["edition"])
+    inf = book.infraction(entry["infraction"]) if entry["infraction"] else None
+    kinds = {k.id: i18n.text(k.name) for k in book.sanctions}
+    return {**entry,
+            "infraction_name": i18n.text(inf.name) if inf else (entry["infraction"] or "—"),
+            "cause_name": i18n.cause(entry["cause"]),
+            "sanctions": [{**sn, "name": kinds.get(sn["kind"], sn["kind"]),
+                           "state_name": _(sn["state"])} for sn in entry["sanctions"]]}
 
 
 # ---------------------------------------------------------------------- records
