@@ -93,7 +93,7 @@ def deck_check(
     fmt: Annotated[str, typer.Option("--format", help="format id from the rulebook")],
     cards: CardsOpt = None, rulebook: RulebookOpt = "berserk", as_json: JsonOpt = False,
     tournament: Annotated[int | None, typer.Option(
-        help="register the list for this tournament")] = None,
+        "--tournament", "-t", help="register the list for this tournament")] = None,
     player: Annotated[str | None, typer.Option(help="the player whose list it is")] = None,
     record: Annotated[int | None, typer.Option(
         help="record finding N as an infraction (needs --tournament, --player)")] = None,
@@ -105,26 +105,32 @@ def deck_check(
     record a finding as an infraction."""
     from sudya.decks.decklist import check, parse
 
+    if (tournament is not None or record is not None) and (tournament is None
+                                                           or player is None):
+        raise UsageError("--tournament and --player: both needed to register or record")
     text = _read(file, "FILE")
     findings = check(parse(text), card_list(cards, db), _format(rulebook, fmt), fmt)
-    _print_findings(findings, as_json)
-    if tournament is None and record is None:
-        return
+    if record is not None and not 1 <= record <= len(findings):
+        raise UsageError(f"--record: choose a finding from 1 to {len(findings)}"
+                         if findings else "--record: the list has no findings to record")
     if tournament is None or player is None:
-        raise UsageError("--tournament and --player: both needed to register or record")
+        _print_findings(findings, as_json)
+        return
     from sudya.cli.ledger import _actor, _ledger, _print_rulings
     from sudya.services.decks import register_decklist
 
+    # refusals come before anything is printed (or stored, where they can)
     ledger = _ledger(db)
     register_decklist(ledger, tournament=tournament, player=player, text=text, fmt=fmt,
                       findings=findings, actor=_actor(by))
+    rulings = None
     if record is not None:
-        if not 1 <= record <= len(findings):
-            raise UsageError(f"--record: choose a finding from 1 to {len(findings)}")
         finding = findings[record - 1]
         rulings = ledger.record(tournament=tournament, infraction=finding.infraction,
                                 player=player, judge=judge, details={"item": finding.item},
                                 actor=_actor(by))
+    _print_findings(findings, as_json)
+    if rulings is not None:
         _print_rulings(rulings, as_json)
 
 

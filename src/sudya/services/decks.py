@@ -15,6 +15,19 @@ from sudya.decks.decklist import Finding
 from sudya.errors import SudyaError
 from sudya.services.ledger import Actor, Ledger, LedgerError
 
+# the sample card list shipped for the demo and the tests: real names, made-up costs
+SAMPLE_CARDS = Path(__file__).resolve().parent.parent / "decks" / "sample-cards.json"
+
+
+def sample_cards() -> CardList:
+    """The SAMPLE card list (made-up costs and properties), never the real cards."""
+    return CardList(parse_card_list(SAMPLE_CARDS.read_text(encoding="utf-8"), "json"))
+
+
+def card_import(s: Session) -> d.CardImport | None:
+    """The card list import in use (the newest), or None."""
+    return s.scalar(select(d.CardImport).order_by(d.CardImport.id.desc()).limit(1))
+
 
 def import_cards(ledger: Ledger, path: Path, *, actor: str) -> int:
     """Import a card list file: every row or none; the newest import is the one in use."""

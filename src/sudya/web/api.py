@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import secrets
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,10 +25,14 @@ from fastapi.security import APIKeyCookie, HTTPBearer
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from sudya.db import models as m
+from sudya.decks.cards import CardList
+from sudya.decks.decklist import check, compare, parse
+from sudya.decks.squad import SquadError, remedy
 from sudya.errors import ScenarioError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import replay, ruling_json
+from sudya.services.decks import decklist_status
 from sudya.services.ledger import Actor
 from sudya.services.queries import (
     event_by_key,
@@ -39,6 +44,7 @@ from sudya.services.queries import (
 )
 from sudya.web.auth import AuthError, Roles, login, revoke
 from sudya.web.context import COOKIE, Ctx, get_ctx
+from sudya.web.pages_decks import card_list, register_once
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -732,3 +738,223 @@ def result(body: ResultIn, a: Annotated[Access, Depends(_may("results", write=Tr
                                idempotency_key=body.idempotency_key, actor=actor)
     return ResultOut(event=_stored_event(a, actor, body.idempotency_key, "result"),
                      round=body.round, players=body.players, score=body.score)
+
+
+# ---------------------------------------------------------------------- deck checks
+def _plain_text(value: str) -> str:
+    """A deck list: lines of text (tabs and line breaks, no other control characters)."""
+    if any((ord(ch) < 32 and ch not in "\t\n\r") or ord(ch) == 127 for ch in value):
+        raise ValueError("must not contain control characters")
+    return value
+
+
+DeckText = Annotated[str, Field(max_length=20_000), AfterValidator(_plain_text)]
+CardName = Annotated[str, Field(min_length=1, max_length=200),
+                     AfterValidator(_no_control_characters)]
+CardsChoice = Annotated[
+    Literal["imported", "sample"],
+    Field(default="imported", description="`imported`: the organiser's card list (`sudya "
+                                          "cards import`); `sample`: the SAMPLE list shipped "
+                                          "for the demo (real names, made-up costs).")]
+DeckRulebook = Annotated[
+    Handle | None,
+    Field(default=None, description="A bundled rulebook with `formats`/`squad`; not needed "
+                                    "with `tournament` (its rulebook is used).")]
+TournamentRef = Annotated[
+    int | None,
+    Field(default=None, ge=1, le=BIGGEST_ID, description="A tournament: its rulebook is "
+                                                         "used; needs a role that may give "
+                                                         "rulings there.")]
+
+
+class DeckCheckIn(Strict):
+    """A deck list as the player wrote it, checked against a format (002 §1.1–1.4)."""
+
+    text: DeckText = Field(description="`3 Гном`, `Гном x3`, `Игрок: …`, a line such as "
+                                       "`Дополнительная колода:` for the additional deck.")
+    format: Handle = Field(description="A format id from the rulebook's `formats`.")
+    rulebook: DeckRulebook
+    tournament: TournamentRef
+    player: Handle | None = Field(default=None, description="With `tournament`: register "
+                                  "the list (and its check) for this player.")
+    cards: CardsChoice
+    idempotency_key: IdempotencyKey
+
+    @model_validator(mode="after")
+    def _player_with_tournament(self) -> DeckCheckIn:
+        if self.player is not None and self.tournament is None:
+            raise ValueError("player: registering a list needs the tournament too")
+        return self
+
+
+class FindingOut(BaseModel):
+    infraction: str = Field(description="The infraction to record, e.g. "
+                                        "`deck.invalid-decklist`.")
+    item: str = Field(description="Its sub-item (а, б, в …): record it as details.item.")
+    rule: str = Field(description="The rule broken, e.g. `002 §1.1 б`.")
+    message: str
+    line: int | None = Field(default=None, description="The list's line, when one is to "
+                                                       "blame.")
+    suggestion: str | None = Field(default=None, description="A close card name for a typo "
+                                   "(careless-decklist б): ask, never applied.")
+
+
+class DeckCheckOut(BaseModel):
+    rulebook: str
+    format: str
+    sample: bool = Field(description="True: checked against the SAMPLE card list.")
+    findings: list[FindingOut]
+    player: str | None
+    decklist_id: int | None = Field(description="The registered list (null: not registered).")
+
+
+class DeckCompareIn(Strict):
+    """A deck against its (valid) list: 002 §1.2 а–в."""
+
+    decklist: DeckText
+    deck: DeckText = Field(description="The deck as found, written like a list.")
+
+
+class DeckCompareOut(BaseModel):
+    findings: list[FindingOut]
+
+
+class SquadRemedyIn(Strict):
+    """The overspend remedy (000 §7.4): random draws by group until the squad is legal."""
+
+    squad: list[CardName] = Field(min_length=1, max_length=100,
+                                  description="The recruited cards, in order.")
+    seat: Handle = Field(description="A seat of the rulebook's `squad.budgets` (berserk: "
+                                     "`first`, `second`).")
+    seed: int | None = Field(default=None, ge=0, le=2**53, description="The random seed "
+                             "(a new one is drawn and returned when absent).")
+    drawn: list[CardName] | None = Field(default=None, max_length=100, description="The "
+                                         "cards actually drawn at the table, in order.")
+    rulebook: DeckRulebook
+    tournament: TournamentRef
+    cards: CardsChoice
+
+
+class DrawOut(BaseModel):
+    step: int
+    group: str = Field(description="А gold, Б silver, В flyers, Г uniqueness, Д terrain, "
+                                   "Е «cannot be taken with».")
+    reason: str
+    card: str = Field(description="The card shuffled back into the deck.")
+    position: int = Field(description="Its index in the squad as it stood before the draw.")
+    chosen_by: Literal["random", "judge"]
+
+
+class SquadRemedyOut(BaseModel):
+    seat: str
+    seed: int
+    squad: list[str]
+    draws: list[DrawOut]
+    kept: list[str]
+    returned: list[str]
+    warning: bool = Field(description="True: the player gets a warning (gameplay.overspend).")
+    sample: bool = Field(description="True: the SAMPLE card list was used.")
+
+
+class DeckStatusOut(BaseModel):
+    player: str
+    format: str | None
+    status: Literal["missing", "unchecked", "problems", "ok"]
+    findings: int
+    checked_at: dt.datetime | None
+    decklist_id: int | None
+
+
+def _deck_rulebook(ctx: Ctx, rulebook: str | None, tournament: int | None,
+                   part: Literal["formats", "squad"]) -> tuple[Rulebook, Access | None]:
+    """The rulebook a deck request uses, and the caller's access when it names a tournament;
+    every deck POST is checked for CSRF like the others."""
+    access = None
+    if tournament is not None:
+        access = _may("rule", write=True)(tournament, ctx)
+        book = access.book
+        if rulebook is not None and rulebook != book.id:
+            raise ApiError(f"rulebook: tournament {tournament} uses {book.id}, not "
+                           f"{rulebook!r}", status=422, field="rulebook")
+    else:
+        ctx.check_csrf(None)
+        if rulebook is None:
+            raise ApiError("rulebook: name the rulebook (or the tournament)", status=422,
+                           field="rulebook")
+        if rulebook not in loader.bundled_ids():
+            raise ApiError(f"rulebook: unknown rulebook {rulebook!r} (bundled: "
+                           f"{', '.join(loader.bundled_ids())})", status=422,
+                           field="rulebook")
+        book = loader.load(rulebook)
+    if (part == "formats" and not book.formats) or (part == "squad" and book.squad is None):
+        what = "deck formats" if part == "formats" else "squad rules"
+        raise ApiError(f"rulebook: {book.id} has no {what}", status=422,
+                       field="tournament" if tournament is not None else "rulebook")
+    return book, access
+
+
+def _deck_cards(ctx: Ctx, choice: str) -> tuple[CardList, bool]:
+    cards, sample = card_list(ctx.session, choice)
+    if cards is None:
+        raise ApiError("cards: no card list is imported (sudya cards import FILE); send "
+                       "cards: sample to use the SAMPLE list", status=422, field="cards")
+    return cards, sample
+
+
+@router.post("/decks/check", summary="Check a deck list (and register it for a player)",
+             responses=_errors(400, 401, 403, 404, 422))
+def deck_check(body: DeckCheckIn, ctx: Signed) -> DeckCheckOut:
+    book, access = _deck_rulebook(ctx, body.rulebook, body.tournament, "formats")
+    if body.format not in book.formats:
+        raise ApiError(f"format: unknown format {body.format!r} (formats: "
+                       f"{', '.join(book.formats)})", status=422, field="format")
+    cards, sample = _deck_cards(ctx, body.cards)
+    findings = check(parse(body.text), cards, book.formats[body.format], body.format)
+    decklist_id = None
+    if access is not None and body.player is not None:
+        decklist_id = register_once(ctx.ledger, user=access.user.username,
+                                    key=body.idempotency_key, tournament=access.tournament.id,
+                                    player=body.player, text=body.text, fmt=body.format,
+                                    findings=findings)
+    return DeckCheckOut(rulebook=book.id, format=body.format, sample=sample,
+                        findings=[FindingOut.model_validate(f.__dict__) for f in findings],
+                        player=body.player, decklist_id=decklist_id)
+
+
+@router.post("/decks/compare", summary="Compare a deck with its list (002 §1.2 а–в)",
+             responses=_errors(400, 401, 403, 422))
+def deck_compare(body: DeckCompareIn, ctx: Signed) -> DeckCompareOut:
+    ctx.check_csrf(None)
+    findings = compare(parse(body.decklist), parse(body.deck))
+    return DeckCompareOut(findings=[FindingOut.model_validate(f.__dict__) for f in findings])
+
+
+@router.post("/squad/remedy", summary="The overspend remedy: the seed and every draw",
+             responses=_errors(400, 401, 403, 404, 422))
+def squad_remedy(body: SquadRemedyIn, ctx: Signed) -> SquadRemedyOut:
+    book, _access = _deck_rulebook(ctx, body.rulebook, body.tournament, "squad")
+    assert book.squad is not None
+    cards, sample = _deck_cards(ctx, body.cards)
+    seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
+    try:
+        done = remedy(body.squad, cards, book.squad, body.seat, seed, body.drawn)
+    except SquadError as exc:
+        field = exc.field.replace("[", ".").replace("]", "")
+        raise ApiError(str(exc), status=422, field=field) from None
+    return SquadRemedyOut(seat=done.seat, seed=done.seed, squad=done.squad,
+                          draws=[DrawOut.model_validate(x.__dict__) for x in done.draws],
+                          kept=done.kept, returned=done.returned, warning=done.warning,
+                          sample=sample)
+
+
+@router.get("/tournaments/{tid}/decks", summary="Every player's deck list and its state",
+            responses=_errors(401, 403, 404))
+def deck_status(a: Annotated[Access, Depends(_may("rule"))]) -> list[DeckStatusOut]:
+    if not a.book.formats:
+        raise ApiError("this tournament's rulebook has no deck formats", status=404)
+    rows = decklist_status(a.ctx.session, a.tournament.id)
+    for row in rows:  # SQLite keeps no time zone: the ledger writes UTC
+        at = row["checked_at"]
+        if at is not None and at.tzinfo is None:
+            row["checked_at"] = at.replace(tzinfo=dt.UTC)
+    return [DeckStatusOut.model_validate(r) for r in rows]

@@ -9,6 +9,9 @@ from sqlalchemy import Engine
 
 from sudya.db.migrate import upgrade
 from sudya.db.session import make_engine
+from sudya.decks.decklist import check, parse
+from sudya.rulebooks import loader
+from sudya.services.decks import SAMPLE_CARDS, import_cards, register_decklist, stored_cards
 from sudya.services.ledger import Actor, Ledger
 from sudya.web.auth import assign, create_user
 
@@ -22,6 +25,29 @@ USERS = {
     "master": ("Мастер Турниров", None, []),
     "igrok": ("Алиса (игрок)", "alisa", [("berserk", "player")]),
     "schet": ("Счётчик", None, [("berserk", "scorekeeper"), ("wargame", "scorekeeper")]),
+}
+
+# deck lists in the berserk tournament, checked against the SAMPLE card list
+DECKLISTS = {
+    "alisa": """Игрок: Алиса
+3 Вампир
+3 Самоход
+3 Гном
+3 Вайл
+20 Богарт
+3 Полевой Кузнец
+3 Адепт Белого Ордена
+2 Шаммар
+Дополнительная колода:
+5 Богарт
+""",
+    "egor": """3 Гном
+4 Вампир
+три Самохода
+3 Вайл
+2 Полевой Кузнецц
+10 Богарт
+""",
 }
 
 
@@ -55,6 +81,15 @@ def build(path: Path) -> Engine:
                   details={"both_could_control": True, "opponent": "gleb"}, actor=actor)
     ledger.record(tournament=b, infraction="deck.careless-decklist", player="egor",
                   judge="glavsud", round=1, actor=actor)
+    import_cards(ledger, SAMPLE_CARDS, actor="demo")  # SAMPLE DATA: made-up costs
+    with ledger.factory() as s:
+        cards = stored_cards(s)
+    assert cards is not None
+    constructed = loader.load("berserk").formats["constructed"]
+    for player, text in DECKLISTS.items():  # one list in order, one with problems
+        findings = check(parse(text), cards, constructed, "constructed")
+        register_decklist(ledger, tournament=b, player=player, text=text, fmt="constructed",
+                          findings=findings, actor=actor)
 
     ledger.create_series(name="Клановый чемпионат", rulebook="clan-championship",
                          actor=actor)

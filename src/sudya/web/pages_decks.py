@@ -1,0 +1,404 @@
+"""Deck checks and the overspend remedy for judges (002 §1.1–1.4, 000 §7.4).
+
+Shown for a tournament whose rulebook has deck `formats` (the lists) or `squad` rules (the
+remedy); only roles that may give rulings use them. Every finding and the remedy's warning
+has a one-step button that records the infraction, with its sub-item, for the player.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import Response
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sudya.db import deck_models as d
+from sudya.db import models as m
+from sudya.decks.cards import CardList
+from sudya.decks.decklist import Finding, check, compare, parse
+from sudya.decks.squad import SquadError, remedy
+from sudya.rulebooks.schema import Rulebook
+from sudya.services.decks import (
+    SAMPLE_CARDS,
+    card_import,
+    decklist_status,
+    register_decklist,
+    sample_cards,
+    stored_cards,
+)
+from sudya.services.ledger import Actor, Ledger, LedgerError
+from sudya.services.queries import event_by_key
+from sudya.web import i18n, views
+from sudya.web.auth import AuthError, Roles
+from sudya.web.context import Ctx, forbid, get_ctx
+
+router = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
+
+OVERSPEND = "gameplay.overspend"  # 000 §7.4: the infraction the remedy ends with
+MAX_TEXT = 20_000  # a deck list is a page of text, not a book
+MAX_SEED = 2**53
+
+
+# ---------------------------------------------------------------------- shared
+def judge_or_forbid(ctx: Ctx, tid: int, need: str | None = None
+                    ) -> tuple[m.Tournament, Rulebook, Roles]:
+    """A judge who gives rulings here; `need`: the rulebook part the page uses."""
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("rule"):
+        raise forbid(_("Only judges who give rulings in this tournament check decks."))
+    if (need == "formats" and not book.formats) or (need == "squad" and book.squad is None):
+        raise AuthError(_("This tournament's rulebook has no deck checks."), status=404)
+    return t, book, roles
+
+
+def players(s: Session, tid: int) -> list[str]:
+    return list(s.scalars(select(m.Person.handle).join(m.Entry).where(
+        m.Entry.tournament_id == tid).order_by(m.Entry.id)))
+
+
+def cards_info(s: Session) -> dict[str, Any]:
+    """The card list in use, for the page: its source, size, and whether it is the sample."""
+    row = card_import(s)
+    if row is None:
+        return {"imported": False, "source": None, "count": 0, "sample": False}
+    return {"imported": True, "source": row.source, "count": row.count,
+            "at": row.created_at, "sample": row.source == SAMPLE_CARDS.name}
+
+
+def card_list(s: Session, choice: str) -> tuple[CardList | None, bool]:
+    """The cards to check against, and whether they are the SAMPLE data."""
+    if choice == "sample":
+        return sample_cards(), True
+    return stored_cards(s), cards_info(s)["sample"]
+
+
+def no_cards_message() -> str:
+    return _("No card list is imported. The organiser imports the real one (sudya cards "
+             "import FILE); until then you may check against the SAMPLE list.")
+
+
+def findings_view(book: Rulebook, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Findings as a page shows them: names, the sub-item's text, the message translated."""
+    out = []
+    for n, f in enumerate(findings, start=1):
+        inf = book.infraction(f["infraction"])
+        item_text = inf.items.get(f["item"]) if inf is not None else None
+        out.append({**f, "n": n, "infraction_name": views.infraction_name(book, f["infraction"]),
+                    "item_text": i18n.text(item_text) if item_text else "",
+                    "text": i18n.rule_message(f["message"]), "recordable": inf is not None})
+    return out
+
+
+def as_dicts(findings: list[Finding]) -> list[dict[str, Any]]:
+    return [dict(f.__dict__) for f in findings]
+
+
+def request_id_for(user: str, key: str) -> str:
+    """The request id a keyed submit stores its deck list under (fits the column)."""
+    return "deck-" + hashlib.sha256(f"{user}\0{key}".encode()).hexdigest()[:58]
+
+
+def register_once(ledger: Ledger, *, user: str, key: str | None, tournament: int,
+                  player: str, text: str, fmt: str, findings: list[Finding]) -> int:
+    """Store a checked list; a double submit (same key) returns the first one's id."""
+    request_id = request_id_for(user, key) if key else None
+    if request_id is not None:
+        with ledger.factory() as s:
+            first = s.scalar(select(d.Decklist.id).where(
+                d.Decklist.request_id == request_id, d.Decklist.created_by == user,
+                d.Decklist.tournament_id == tournament))
+        if first is not None:
+            return int(first)
+    actor = Actor(name=user) if request_id is None else Actor(name=user, request_id=request_id)
+    return register_decklist(ledger, tournament=tournament, player=player, text=text,
+                             fmt=fmt, findings=findings, actor=actor)
+
+
+def seat_name(seat: str) -> str:
+    return {"first": _("first player"), "second": _("second player")}.get(seat, seat)
+
+
+def _text(form: Any, name: str) -> str:
+    return str(form.get(name, "") or "").replace("\r\n", "\n")
+
+
+# ---------------------------------------------------------------------- the status of lists
+STATUS = ("missing", "unchecked", "problems", "ok")
+
+
+def status_text(status: str) -> str:
+    return {"missing": _("no deck list"), "unchecked": _("not checked"),
+            "problems": _("problems found"), "ok": _("in order")}.get(status, status)
+
+
+@router.get("/t/{tid}/decks")
+def decks(ctx: C, tid: int) -> Response:
+    t, book, roles = judge_or_forbid(ctx, tid, "formats")
+    rows = decklist_status(ctx.session, tid)
+    for r in rows:
+        fmt = book.formats.get(r["format"] or "")
+        r["format_name"] = i18n.text(fmt.name) if fmt else (r["format"] or "—")
+        r["status_text"] = status_text(r["status"])
+    counts = {s: sum(1 for r in rows if r["status"] == s) for s in STATUS}
+    return ctx.render("decks.html", t=t, book=book, rows=rows, counts=counts,
+                      status_text=status_text, cards=cards_info(ctx.session))
+
+
+# ---------------------------------------------------------------------- check a list
+def _check_page(ctx: Ctx, t: m.Tournament, book: Rulebook, *, status: int = 200,
+                values: dict[str, str], errors: dict[str, str] | None = None,
+                listed: d.Decklist | None = None, findings: list[dict[str, Any]] | None = None,
+                checked: bool = False, sample: bool = False) -> Response:
+    info = cards_info(ctx.session)
+    fmt = book.formats.get(listed.format or "") if listed is not None else None
+    return ctx.render(
+        "decks_check.html", status=status, t=t, book=book,
+        listed_format=i18n.text(fmt.name) if fmt else (listed.format if listed else "") or "—",
+        players=players(ctx.session, t.id), values=values, errors=errors or {},
+        formats=[(fid, i18n.text(f.name)) for fid, f in book.formats.items()],
+        cards=info, listed=listed, findings=findings_view(book, findings or []),
+        checked=checked, sample=sample or (listed is not None and info["sample"]))
+
+
+@router.get("/t/{tid}/decks/check")
+def check_form(ctx: C, tid: int, player: str = "",
+               list_id: Annotated[int | None, Query(alias="list")] = None,
+               cards: str = "") -> Response:
+    t, book, _roles = judge_or_forbid(ctx, tid, "formats")
+    first = next(iter(book.formats))
+    values = {"player": player, "format": first, "text": "",
+              "cards": "sample" if cards == "sample" else "imported"}
+    if list_id is None:
+        return _check_page(ctx, t, book, values=values)
+    listed = ctx.session.get(d.Decklist, list_id)
+    if listed is None or listed.tournament_id != t.id:
+        raise AuthError(_("No such deck list."), status=404)
+    done = ctx.session.scalar(select(d.DeckCheck).where(d.DeckCheck.decklist_id == listed.id)
+                              .order_by(d.DeckCheck.id.desc()).limit(1))
+    values.update(player=listed.player, format=listed.format or first, text=listed.text)
+    return _check_page(ctx, t, book, values=values, listed=listed,
+                       findings=done.findings if done else [], checked=done is not None,
+                       sample=cards == "sample")
+
+
+@router.post("/t/{tid}/decks/check")
+async def check_submit(ctx: C, tid: int, request: Request) -> Response:
+    t, book, _roles = judge_or_forbid(ctx, tid, "formats")
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {"player": str(form.get("player", "")).strip(),
+              "format": str(form.get("format", "")).strip(), "text": _text(form, "text"),
+              "cards": "sample" if form.get("cards") == "sample" else "imported"}
+    errors: dict[str, str] = {}
+    if values["player"] not in players(ctx.session, tid):
+        errors["player"] = _("Choose the player.")
+    if values["format"] not in book.formats:
+        errors["format"] = _("Unknown format: %(format)s. Choose one of the list.",
+                             format=values["format"] or "—")
+    if not values["text"].strip():
+        errors["text"] = _("Paste the deck list.")
+    elif len(values["text"]) > MAX_TEXT:
+        errors["text"] = _("The list is too long (at most %(n)s characters).", n=MAX_TEXT)
+    cards, _sample = card_list(ctx.session, values["cards"])
+    if cards is None:
+        errors["cards"] = no_cards_message()
+    if errors:
+        return _check_page(ctx, t, book, status=422, values=values, errors=errors)
+    assert cards is not None
+    fmt = values["format"]
+    findings = check(parse(values["text"]), cards, book.formats[fmt], fmt)
+    user = ctx.need_user()
+    try:
+        lid = register_once(ctx.ledger, user=user.username,
+                            key=str(form.get("key", "")) or None, tournament=tid,
+                            player=values["player"], text=values["text"], fmt=fmt,
+                            findings=findings)
+    except LedgerError as exc:
+        field = exc.field if exc.field in ("player",) else "text"
+        errors[field] = i18n.rule_message(exc.bare)
+        return _check_page(ctx, t, book, status=422, values=values, errors=errors)
+    suffix = "&cards=sample" if values["cards"] == "sample" else ""
+    return views.done(request, f"/t/{tid}/decks/check?list={lid}{suffix}")
+
+
+# ---------------------------------------------------------------------- list against deck
+@router.get("/t/{tid}/decks/compare")
+def compare_form(ctx: C, tid: int, player: str = "",
+                 list_id: Annotated[int | None, Query(alias="list")] = None) -> Response:
+    t, book, _roles = judge_or_forbid(ctx, tid, "formats")
+    values = {"player": player, "decklist": "", "deck": ""}
+    query = select(d.Decklist).where(d.Decklist.tournament_id == tid)
+    listed = None
+    if list_id is not None:
+        listed = ctx.session.scalar(query.where(d.Decklist.id == list_id))
+        if listed is None:
+            raise AuthError(_("No such deck list."), status=404)
+    elif player:  # the player's newest list
+        listed = ctx.session.scalar(query.where(d.Decklist.player == player)
+                                    .order_by(d.Decklist.id.desc()).limit(1))
+    if listed is not None:
+        values.update(player=listed.player, decklist=listed.text)
+    return ctx.render("decks_compare.html", t=t, book=book, players=players(ctx.session, tid),
+                      values=values, errors={}, findings=None)
+
+
+@router.post("/t/{tid}/decks/compare")
+async def compare_submit(ctx: C, tid: int, request: Request) -> Response:
+    t, book, _roles = judge_or_forbid(ctx, tid, "formats")
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {"player": str(form.get("player", "")).strip(),
+              "decklist": _text(form, "decklist"), "deck": _text(form, "deck")}
+    errors: dict[str, str] = {}
+    people = players(ctx.session, tid)
+    if values["player"] and values["player"] not in people:
+        errors["player"] = _("Choose the player.")
+    for field, message in (("decklist", _("Paste the deck list.")),
+                           ("deck", _("Write down the deck as you found it."))):
+        if not values[field].strip():
+            errors[field] = message
+        elif len(values[field]) > MAX_TEXT:
+            errors[field] = _("The list is too long (at most %(n)s characters).", n=MAX_TEXT)
+    findings = None
+    if not errors:
+        findings = findings_view(book, as_dicts(compare(parse(values["decklist"]),
+                                                        parse(values["deck"]))))
+    return ctx.render("decks_compare.html", status=422 if errors else 200, t=t, book=book,
+                      players=people, values=values, errors=errors, findings=findings)
+
+
+# ---------------------------------------------------------------------- the overspend remedy
+def _lines(text: str) -> list[str]:
+    """Cards one per line (commas separate too), blanks skipped."""
+    return [part.strip() for line in text.splitlines() for part in line.split(",")
+            if part.strip()]
+
+
+def _squad_page(ctx: Ctx, t: m.Tournament, book: Rulebook, *, status: int = 200,
+                values: dict[str, str], errors: dict[str, str] | None = None,
+                result: dict[str, Any] | None = None) -> Response:
+    assert book.squad is not None
+    return ctx.render("decks_squad.html", status=status, t=t, book=book,
+                      players=players(ctx.session, t.id), values=values, errors=errors or {},
+                      seats=[(s, seat_name(s)) for s in book.squad.budgets],
+                      cards=cards_info(ctx.session), result=result,
+                      can_record=book.infraction(OVERSPEND) is not None,
+                      overspend=OVERSPEND)
+
+
+@router.get("/t/{tid}/squad")
+def squad_form(ctx: C, tid: int, player: str = "") -> Response:
+    t, book, _roles = judge_or_forbid(ctx, tid, "squad")
+    assert book.squad is not None
+    values = {"player": player, "squad": "", "seat": next(iter(book.squad.budgets)),
+              "seed": "", "drawn": "", "cards": "imported"}
+    return _squad_page(ctx, t, book, values=values)
+
+
+@router.post("/t/{tid}/squad")
+async def squad_submit(ctx: C, tid: int, request: Request) -> Response:
+    t, book, _roles = judge_or_forbid(ctx, tid, "squad")
+    assert book.squad is not None
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {"player": str(form.get("player", "")).strip(), "squad": _text(form, "squad"),
+              "seat": str(form.get("seat", "")).strip(),
+              "seed": str(form.get("seed", "")).strip(), "drawn": _text(form, "drawn"),
+              "cards": "sample" if form.get("cards") == "sample" else "imported"}
+    errors: dict[str, str] = {}
+    if values["player"] and values["player"] not in players(ctx.session, tid):
+        errors["player"] = _("Choose the player.")
+    names = _lines(values["squad"])
+    if not names:
+        errors["squad"] = _("List the recruited cards, one per line.")
+    elif len(names) > 100 or len(values["squad"]) > MAX_TEXT:
+        errors["squad"] = _("At most 100 cards.")
+    drawn = _lines(values["drawn"])
+    if len(drawn) > 100:
+        errors["drawn"] = _("At most 100 cards.")
+    if values["seat"] not in book.squad.budgets:
+        errors["seat"] = _("Choose the seat.")
+    seed: int | None = None
+    if values["seed"]:
+        if values["seed"].isdigit() and int(values["seed"]) <= MAX_SEED:
+            seed = int(values["seed"])
+        else:
+            errors["seed"] = _("A whole number from 0 to %(n)s, or leave it empty.",
+                               n=MAX_SEED)
+    cards, sample = card_list(ctx.session, values["cards"])
+    if cards is None:
+        errors["cards"] = no_cards_message()
+    if errors:
+        return _squad_page(ctx, t, book, status=422, values=values, errors=errors)
+    assert cards is not None
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+        values["seed"] = str(seed)
+    try:
+        done = remedy(names, cards, book.squad, values["seat"], seed, drawn or None)
+    except SquadError as exc:
+        field = exc.field.split("[", 1)[0] or "squad"
+        bare = str(exc)[len(exc.field) + 2:] if exc.field else str(exc)
+        errors[field if field in ("squad", "seat", "drawn") else "squad"] = \
+            i18n.rule_message(bare)
+        return _squad_page(ctx, t, book, status=422, values=values, errors=errors)
+    result = {
+        "seat": seat_name(done.seat), "seed": done.seed, "squad": done.squad,
+        "draws": [{"step": x.step, "group": x.group, "reason": i18n.rule_message(x.reason),
+                   "card": x.card, "chosen_by": x.chosen_by,
+                   "how": _("at random") if x.chosen_by == "random" else
+                   _("drawn at the table")} for x in done.draws],
+        "kept": done.kept, "returned": done.returned, "warning": done.warning,
+        "groups": sorted({x.group for x in done.draws}), "sample": sample,
+    }
+    return _squad_page(ctx, t, book, values=values, result=result)
+
+
+# ---------------------------------------------------------------------- record a finding
+@router.post("/t/{tid}/decks/record")
+async def record_finding(ctx: C, tid: int, request: Request) -> Response:
+    """One step: the infraction with its sub-item (details.item) for the player."""
+    t, book, roles = judge_or_forbid(ctx, tid)
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    key = str(form.get("key", "")) or None
+    if key is not None:
+        first = event_by_key(ctx.session, key)
+        if first is not None:  # a double submit: the first one was recorded
+            return views.done(request, f"/t/{tid}?recorded={first.ext_id}")
+    player = str(form.get("player", "")).strip()
+    infraction = str(form.get("infraction", "")).strip()
+    item = str(form.get("item", "")).strip()
+    inf = book.infraction(infraction)
+    problems = []
+    if inf is None:
+        problems.append(_("Unknown infraction: %(id)s.", id=infraction or "—"))
+    elif inf.items and item not in inf.items:
+        problems.append(_("Unknown sub-item: %(item)s.", item=item or "—"))
+    if player not in players(ctx.session, tid):
+        problems.append(_("Choose the player."))
+    details: dict[str, Any] = {"item": item} if item else {}
+    if infraction == OVERSPEND:
+        seed = str(form.get("seed", "")).strip()
+        if seed.isdigit() and int(seed) <= MAX_SEED:
+            details["seed"] = int(seed)
+        returned = str(form.get("returned", "")).strip()[:1000]
+        if returned:
+            details["returned"] = returned
+    if problems:
+        return ctx.render("error.html", status=422, message=" ".join(problems))
+    try:
+        rulings = ctx.ledger.record(tournament=tid, infraction=infraction, player=player,
+                                    judge=roles.judge_handle, details=details,
+                                    idempotency_key=key, actor=views.actor(ctx))
+    except LedgerError as exc:
+        return ctx.render("error.html", status=422, message=i18n.rule_message(exc.bare))
+    event = rulings[0].event if rulings else ""
+    return views.done(request, f"/t/{tid}?recorded={event}")
