@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sudya.bulk import paused_gc
 from sudya.engine.core import Engine, sanction_json
 from sudya.engine.model import (
     Appeal,
@@ -290,12 +291,13 @@ class Replay:
     def run(self) -> tuple[Engine, list[Ruling]]:
         """Replay every event; a refused event raises ScenarioError naming it."""
         engine = Engine(self.book, self.roster, self.tournament)
-        for label, event in self.events:
-            try:
-                engine.apply(event)
-            except RuleError as exc:
-                field = f"{_field_prefix(event)}{exc.field}: " if exc.field else ""
-                raise ScenarioError(f"{label}: {field}{exc.message}") from exc
+        with paused_gc():
+            for label, event in self.events:
+                try:
+                    engine.apply(event)
+                except RuleError as exc:
+                    field = f"{_field_prefix(event)}{exc.field}: " if exc.field else ""
+                    raise ScenarioError(f"{label}: {field}{exc.message}") from exc
         return engine, engine.rulings
 
 

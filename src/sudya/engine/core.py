@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import heapq
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -86,6 +87,8 @@ class Engine:
         self._conv: dict[tuple[str, str], list[Sanction]] = defaultdict(list)
         self._out: dict[str, list[Sanction]] = defaultdict(list)  # status sanctions
         self._accum: dict[str, list[Ruling]] = defaultdict(list)
+        # (team, accumulation rule) -> heap of the days its counted rulings stop counting
+        self._accum_heap: dict[tuple[str, int], list[tuple[dt.date, int]]] = defaultdict(list)
         self._used_by: dict[int, list[Ruling]] = defaultdict(list)
         self._reduced: set[tuple[str, str]] = set()
         self._ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
@@ -200,7 +203,12 @@ class Engine:
         if table is None:
             raise RuleError(f"{inf.id} has no penalty at this level", field="infraction")
         key = (self._scope(), subject, inf.id)
-        earlier = [r for r in self._by_infraction.get(key, ()) if self._counts(r, day)]
+        history = self._by_infraction.get(key)
+        earlier = [r for r in history if self._counts(r, day)] if history else []
+        if history and len(earlier) < len(history) and self.book.repeats.scope == "validity":
+            # what can no longer count from this tournament on leaves the index, so the work
+            # per event does not grow with a long season
+            history[:] = [r for r in history if self._may_count_from(r, self.t.date)]
         names["earlier_count"] = len(earlier)
         for name in inf.sums:
             names[f"earlier_{name}"] = sum(
@@ -402,6 +410,15 @@ class Engine:
                 return self._window(start, ruling.details) >= day
             return any(s.valid_on(day) for s in live)
         return True
+
+    def _may_count_from(self, ruling: Ruling, day: dt.date) -> bool:
+        """Whether an earlier ruling can still count as an offence on `day` or later."""
+        if ruling.revoked:
+            return False
+        if ruling.pending:
+            return True
+        return any(not s.revoked and (s.valid_until is None or s.valid_until >= day)
+                   for s in ruling.sanctions)
 
     def _holds_valid(self, subject: str, day: dt.date) -> bool:
         """Holds any valid sanction that is a punishment (flags for officials don't count)."""
@@ -623,6 +640,7 @@ class Engine:
             team = self._team(ruling.subject)
             if team is not None and ruling.cause != "accumulation":
                 self._accum[team].append(ruling)
+                self._accum_push(team, ruling)
         return ruling
 
     def _register(self, s: Sanction, ruling: Ruling) -> None:
@@ -696,15 +714,35 @@ class Engine:
                         changed = True
                     pool[:] = [s for s in pool if not s.revoked and not s.consumed]
 
+    def _accum_push(self, team: str, ruling: Ruling) -> None:
+        for i, acc in enumerate(self.book.accumulation):
+            ends = [FOREVER if s.valid_until is None else s.valid_until
+                    for s in ruling.sanctions
+                    if not s.revoked and s.kind not in acc.ignore
+                    and not self.book.kind(s.kind).flag]
+            if ends:
+                heapq.heappush(self._accum_heap[(team, i)], (max(ends), ruling.seq))
+
+    def _accum_rebuild(self, team: str) -> None:
+        """After a revocation: count the team's rulings again."""
+        for i in range(len(self.book.accumulation)):
+            self._accum_heap.pop((team, i), None)
+        self._accum[team] = [r for r in self._accum[team] if not r.revoked]
+        for r in self._accum[team]:
+            self._accum_push(team, r)
+
     def _accumulate(self, event_id: str, team: str, day: dt.date,
                     details: dict[str, Any]) -> None:
-        for acc in self.book.accumulation:
+        for i, acc in enumerate(self.book.accumulation):
             gives = {s.kind for s in acc.gives}
             if any(self._holds_kind(team, k, day) for k in gives):
                 continue
+            heap = self._accum_heap[(team, i)]
+            while heap and heap[0][0] < day:  # no longer valid: stops counting for good
+                heapq.heappop(heap)
+            if len(heap) < acc.count:
+                continue
             counted = [r for r in self._accum[team] if self._accum_counts(r, acc.ignore, day)]
-            self._accum[team] = [r for r in self._accum[team] if not r.revoked and any(
-                s.valid_on(day) for s in r.sanctions)]
             if len(counted) < acc.count:
                 continue
             ruling = self._new_ruling(event_id, team, None, "accumulation", day,
@@ -809,6 +847,9 @@ class Engine:
                 self._record(undo)
         for subject in touched:
             self._retrack(subject)
+            team = self._team(subject) if self.book.accumulation else None
+            if team is not None:
+                self._accum_rebuild(team)
         if self.book.conversions and touched:
             self._convert(event_id, touched, day)
 

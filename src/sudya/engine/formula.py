@@ -27,7 +27,7 @@ class FormulaError(ValueError):
 class Formula:
     """An expression of a rulebook, parsed at load time and evaluated many times."""
 
-    __slots__ = ("source", "names", "_tree", "_evaluator")
+    __slots__ = ("source", "names", "_tree", "_evaluator", "_bare")
 
     def __init__(self, source: str, allowed: Iterable[str] | None = None) -> None:
         self.source = source
@@ -46,8 +46,12 @@ class Formula:
                 )
         self._evaluator = SimpleEval(functions=FUNCTIONS)
         self._tree = self._evaluator.parse(source.strip())
+        # a condition that is just a name (`optional`, `between_stages`) needs no evaluator
+        self._bare = tree.body.id if isinstance(tree.body, ast.Name) and self.names else None
 
     def __call__(self, names: Mapping[str, Any]) -> Any:
+        if self._bare is not None and self._bare in names:
+            return names[self._bare]
         ev = self._evaluator
         ev.names = dict(names)
         return ev.eval(self.source, previously_parsed=self._tree)

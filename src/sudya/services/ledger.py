@@ -23,6 +23,7 @@ from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from sudya.bulk import paused_gc
 from sudya.db import models as m
 from sudya.db.session import UnitOfWork, session_factory
 from sudya.engine.core import Engine as RulesEngine
@@ -502,6 +503,15 @@ class Ledger:
                                                       m.Event.seq <= upto)
                                 .order_by(m.Event.seq)))
         state: _State | None = None
+        with paused_gc():
+            state = self._replay_all(s, series, events)
+        if state is None:
+            raise LedgerError("the series has no tournament yet", field="tournament")
+        return state
+
+    def _replay_all(self, s: Session, series: SeriesRef, events: list[m.Event]
+                    ) -> _State | None:
+        state: _State | None = None
         for ev in events:
             if state is None:
                 if ev.kind != "tournament":
@@ -514,8 +524,6 @@ class Ledger:
                 state = _State(engine=engine, seq=ev.seq, books={book.edition: book})
                 continue
             self._replay_stored(state, ev, series)
-        if state is None:
-            raise LedgerError("the series has no tournament yet", field="tournament")
         return state
 
     def _replay_stored(self, state: _State, ev: m.Event, series: SeriesRef) -> None:
