@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from sudya.scenario import load_scenario_file
 HERE = Path(__file__).parent
 
 
+@functools.cache
 def used_infractions() -> dict[str, set[str]]:
     used: dict[str, set[str]] = {}
     for path in sorted(HERE.glob("*/*.yaml")):
