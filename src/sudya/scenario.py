@@ -326,6 +326,8 @@ def ruling_json(r: Ruling, with_validity: bool) -> dict[str, Any]:
         value = getattr(r, key)
         if value is not None:
             out[key] = value
+    if r.round is not None:
+        out["round"] = r.round
     out["edition"] = r.edition
     out["notes"] = [n for n in r.notes if n]
     return out
