@@ -11,6 +11,8 @@ class SudyaError(Exception):
     code = "error"
 
     def __init__(self, message: str, *, code: str | None = None, **context: Any) -> None:
+        # one line, always: ids and values from the input may hold line breaks
+        message = message.replace("\r", "\\r").replace("\n", "\\n")
         super().__init__(message)
         self.message = message
         if code is not None:
