@@ -80,3 +80,92 @@ def test_replay_never_fails_with_anything_but_a_scenario_error(sc: dict[str, Any
         assert "\n" not in str(exc)
     else:
         assert set(result) >= {"rulebook", "rulings", "subjects"}
+
+
+DETAIL_VALUES: dict[str, Any] = {
+    "opponent": st.sampled_from(["p1", "p2", "p3"]),
+    "both_could_control": st.booleans(), "pointed_out_immediately": st.booleans(),
+    "optional": st.booleans(), "dice_rolled_since": st.booleans(),
+    "card": st.sampled_from(["Гном", "Вайл"]), "level": st.integers(1, 300),
+    "attacks": st.integers(1, 20), "repented": st.booleans(),
+    "side": st.sampled_from(["attacker", "joined-attacker", "third-side", "defender"]),
+    "between_stages": st.booleans(), "next_tournament": st.sampled_from(["2026-06-01"]),
+    "last_fight_in_category": st.booleans(), "captains_agree": st.booleans(),
+    "college_counts": st.booleans(),
+    "cast_by": st.sampled_from(["participant", "clan-mate", "ally", "unrelated"]),
+    "phase": st.sampled_from(["in-game", "after-game"]), "under_watch": st.booleans(),
+    "turns": st.integers(0, 6), "time_sheet": st.booleans(),
+    "time_used": st.fixed_dictionaries({"p1": st.integers(0, 200), "p2": st.integers(0, 200)}),
+    "models": st.fixed_dictionaries({"p1": st.integers(1, 60), "p2": st.integers(1, 60)}),
+    "between_games": st.booleans(), "between_matches": st.booleans(),
+}
+CHOICES = st.sampled_from(["min", "max", "warning", "yellow-card", "red-card", "none",
+                           {"points": -12}, {"points": -5}, {"amount": 40}, None])
+
+
+@st.composite
+def wellformed(draw: Any) -> dict[str, Any]:
+    """Scenarios whose every field has the right type: the rules themselves are exercised."""
+    from sudya.rulebooks import loader
+
+    book_id = draw(st.sampled_from(sorted(INFRACTIONS)))
+    book = loader.load(book_id)
+    ids: list[str] = []
+    evs: list[dict[str, Any]] = []
+    for n in range(draw(st.integers(1, 12))):
+        eid = f"e{n}"
+        kind = draw(st.sampled_from(["infraction"] * 6 + ["end-of-match", "tournament",
+                                                          "decision", "appeal", "result"]))
+        if kind == "infraction":
+            inf = draw(st.sampled_from([i.id for i in book.infractions]))
+            spec = {**book.common_details, **book.infraction(inf).details}  # type: ignore[union-attr]
+            keys = draw(st.lists(st.sampled_from(sorted(spec)), unique=True)) if spec else []
+            ev: dict[str, Any] = {"id": eid, "infraction": inf,
+                                  "player": draw(st.sampled_from(["p1", "p2", "p3"])),
+                                  "round": draw(st.integers(1, 3)),
+                                  "details": {k: draw(DETAIL_VALUES[k]) for k in keys
+                                              if k in DETAIL_VALUES},
+                                  "judge": draw(st.sampled_from(["j1", "j2"]))}
+            choice = draw(CHOICES)
+            if choice is not None:
+                ev["choice"] = choice
+        elif kind == "end-of-match":
+            ev = {"id": eid, "end-of-match": {"round": draw(st.integers(1, 3))}}
+        elif kind == "tournament":
+            ev = {"id": eid, "tournament": {"date": "2026-04-20"}}
+        elif kind == "result":
+            ev = {"id": eid, "result": {"round": draw(st.integers(1, 3)),
+                                        "players": ["p1", "p2"], "score": "2-1"}}
+        elif not ids:
+            continue
+        elif kind == "decision":
+            ev = {"id": eid, "decision": {"of": draw(st.sampled_from(ids)), "judge": "j1",
+                                          "choice": draw(CHOICES),
+                                          "sanctions": [{"kind": "fighter-dq"}]}}
+        else:
+            ev = {"id": eid, "appeal": {"of": draw(st.sampled_from(ids)), "judge": "j1",
+                                        "outcome": draw(st.sampled_from(
+                                            ["upheld", "overturned", "frivolous"])),
+                                        "choice": draw(CHOICES)}}
+        ids.append(eid)
+        evs.append(ev)
+    roles = list(book.roles)
+    sc: dict[str, Any] = {"rulebook": book_id, "date": "2026-03-01",
+                          "players": ["p1", "p2", "p3"], "teams": {"team-a": ["p1", "p2"]},
+                          "judges": {"j1": {"role": roles[0], "official": True},
+                                     "j2": {"role": draw(st.sampled_from(roles))}},
+                          "events": evs}
+    if book.levels:
+        sc["level"] = draw(st.sampled_from(book.level_ids()))
+    return sc
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wellformed())
+def test_wellformed_scenarios_never_crash_the_engine(sc: dict[str, Any]) -> None:
+    try:
+        result = replay(sc)
+    except ScenarioError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert set(result) >= {"rulebook", "rulings", "subjects"}
