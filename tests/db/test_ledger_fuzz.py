@@ -1,0 +1,44 @@
+"""Random well-formed scenarios, recorded through the ledger and read back, equal their replay."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+
+from sudya.db.migrate import upgrade
+from sudya.db.session import make_engine
+from sudya.errors import ScenarioError
+from sudya.scenario import replay
+from sudya.services.ledger import Ledger
+from sudya.services.scenarios import import_scenario, imported_json
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+from test_replay_fuzz import wellformed  # noqa: E402
+
+
+def test_random_scenarios_read_back_as_replayed(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'fuzz.db'}")
+    upgrade(engine)
+    ledger = Ledger(engine)
+    count = iter(range(10**6))
+    imported: list[int] = []
+
+    @settings(max_examples=40, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(wellformed())
+    def check(sc: dict[str, Any]) -> None:
+        try:
+            expected = replay(sc)
+        except ScenarioError:
+            return
+        series = import_scenario(ledger, sc, name=f"fuzz {next(count)}")
+        imported.append(series)
+        assert imported_json(ledger, series) == expected
+
+    check()
+    assert imported, "no random scenario got as far as the ledger"
+    print(f"{len(imported)} random scenarios recorded and read back")
+    engine.dispose()
