@@ -408,3 +408,16 @@ def test_every_message_has_a_russian_translation(tmp_path: Path) -> None:
         if not strings or (isinstance(strings, tuple) and not all(strings)):
             missing.append(msg.id)
     assert missing == []
+
+
+def test_preview_gives_the_rulebooks_own_russian_reasons(
+        signed_in: Callable[[str], TestClient]) -> None:
+    """The engine writes its notes in English; the preview shows the rulebook's Russian."""
+    client = signed_in("sudya")
+    csrf = csrf_of(client, "/t/1/record?infraction=gameplay.missed-trigger&player=boris")
+    preview = client.post("/t/1/record/preview", data={
+        "csrf": csrf, "infraction": "gameplay.missed-trigger", "player": "boris",
+        "details.optional": "true"})
+    assert preview.status_code == 200
+    assert "Опциональные срабатывающие особенности не попадают под этот пункт" in preview.text
+    assert "Optional triggers are not penalised" not in preview.text

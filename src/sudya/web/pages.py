@@ -14,7 +14,7 @@ from sudya.db import models as m
 from sudya.engine.model import Ruling
 from sudya.errors import SudyaError
 from sudya.rulebooks import loader
-from sudya.rulebooks.describe import explain
+from sudya.rulebooks.describe import explain, note_translations
 from sudya.rulebooks.schema import Detail, Infraction, Outcome, Rulebook
 from sudya.services.appeals import requests as appeal_requests
 from sudya.services.clock import round_clock
@@ -210,13 +210,21 @@ def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
         "cause": i18n.cause(r.cause),
         # the rulebook's own interpretation notes (in the reader's language) replace the
         # engine's English copies of them
-        "notes": [i18n.rule_message(n) for n in r.notes
-                  if not n.startswith("interpretation: ")],
+        "notes": [_note(book, n) for n in r.notes if not n.startswith("interpretation: ")],
         "source": inf.source if inf else "",
         "interpretations": exp.interpretations if exp else [],
         "conflicts": exp.conflicts if exp else [],
         "cells": {_level_name(book, lv): cell for lv, cell in (exp.cells if exp else {}).items()},
     }
+
+
+def _note(book: Rulebook, note: str) -> str:
+    """An engine note in the reader's language: the rulebook's own Russian where it has one."""
+    if i18n.current_lang.get() == "ru":
+        ru = note_translations(book).get(note)
+        if ru is not None:
+            return ru
+    return i18n.rule_message(note)
 
 
 def _level_name(book: Rulebook, level: str) -> str:
