@@ -421,3 +421,30 @@ def test_preview_gives_the_rulebooks_own_russian_reasons(
     assert preview.status_code == 200
     assert "Опциональные срабатывающие особенности не попадают под этот пункт" in preview.text
     assert "Optional triggers are not penalised" not in preview.text
+
+
+def test_the_organiser_registers_people_and_others_may_not(
+        signed_in: Callable[[str], TestClient]) -> None:
+    organiser = signed_in("glavsud")  # organiser of every demo tournament
+    page = organiser.get("/t/1/people")
+    assert page.status_code == 200 and "Добавить игрока" in page.text
+    csrf = csrf_of(organiser, "/t/1/people")
+    added = organiser.post("/t/1/people", data={"csrf": csrf, "form": "player",
+                                                "handle": "zhenya", "table": "4"},
+                           follow_redirects=False)
+    assert added.status_code == 303
+    assert "zhenya" in organiser.get("/t/1/people").text
+    again = organiser.post("/t/1/people", data={"csrf": csrf, "form": "player",
+                                                "handle": "zhenya"})
+    assert again.status_code == 422 and 'id="player-handle-error"' in again.text
+    bad_table = organiser.post("/t/1/people", data={"csrf": csrf, "form": "player",
+                                                    "handle": "yana", "table": "x"})
+    assert bad_table.status_code == 422 and 'id="player-table-error"' in bad_table.text
+    judge = organiser.post("/t/1/people", data={"csrf": csrf, "form": "judge",
+                                                "handle": "nikita", "role": "floor-judge"},
+                           follow_redirects=False)
+    assert judge.status_code == 303
+    no_csrf = organiser.post("/t/1/people", data={"form": "player", "handle": "x1"})
+    assert no_csrf.status_code == 403
+    floor_judge = signed_in("sudya")
+    assert floor_judge.get("/t/1/people").status_code == 403

@@ -114,6 +114,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         pages,
         pages_appeals,
         pages_decks,
+        pages_manage,
         pages_misc,
         pages_pending,
         pages_rulebooks,
@@ -129,7 +130,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     app.include_router(pages.router)
-    for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks, pages_decks):
+    for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks, pages_decks,
+                   pages_manage):
         app.include_router(module.router)
     app.include_router(api.router)
     return app

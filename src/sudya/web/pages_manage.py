@@ -1,0 +1,87 @@
+"""The organiser's page: register players, teams and judges for a tournament."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from sudya.db import models as m
+from sudya.rulebooks.schema import Rulebook
+from sudya.services.ledger import LedgerError
+from sudya.services.queries import tournament_summary
+from sudya.web import i18n, views
+from sudya.web.context import Ctx, forbid, get_ctx
+
+router = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
+FORMS = {
+    "player": ("handle", "name", "team", "table"),
+    "team": ("handle", "name", "members"),
+    "judge": ("handle", "name", "role", "official"),
+}
+
+
+def _organiser(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook]:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("manage"):
+        raise forbid(_("Only the tournament's organiser manages its people."))
+    return t, book
+
+
+def _page(ctx: Ctx, t: m.Tournament, book: Rulebook, status: int = 200,
+          **data: Any) -> Response:
+    summary = tournament_summary(ctx.session, t.id)
+    roles = [(rid, i18n.text(role.name)) for rid, role in book.roles.items()]
+    defaults: dict[str, Any] = {"form": "", "values": {}, "errors": {}, "added": None}
+    return ctx.render("manage.html", status=status, t=t, book=book, summary=summary,
+                      role_names=roles, **{**defaults, **data})
+
+
+@router.get("/t/{tid}/people")
+def people(ctx: C, tid: int, added: str | None = None) -> Response:
+    t, book = _organiser(ctx, tid)
+    return _page(ctx, t, book, added=added)
+
+
+@router.post("/t/{tid}/people")
+async def people_add(ctx: C, tid: int, request: Request) -> Response:
+    t, book = _organiser(ctx, tid)
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    which = str(form.get("form", ""))
+    if which not in FORMS:
+        raise forbid(_("Unknown form."))
+    values = {k: str(form.get(k, "")).strip() for k in FORMS[which]}
+    errors: dict[str, str] = {}
+    if not values["handle"]:
+        errors["handle"] = _("Required.")
+    table = values.get("table", "")
+    if table and not table.isdigit():
+        errors["table"] = _("A whole number.")
+    if not errors:
+        actor = views.actor(ctx)
+        try:
+            if which == "player":
+                ctx.ledger.add_player(tournament=tid, handle=values["handle"],
+                                      name=values["name"] or None,
+                                      team=values["team"] or None,
+                                      table=int(table) if table else None, actor=actor)
+            elif which == "team":
+                members = [p for p in values["members"].replace(",", " ").split() if p]
+                ctx.ledger.add_team(tournament=tid, handle=values["handle"],
+                                    name=values["name"] or None, members=members,
+                                    actor=actor)
+            else:
+                ctx.ledger.add_judge(tournament=tid, handle=values["handle"],
+                                     role=values["role"], official=bool(values["official"]),
+                                     name=values["name"] or None, actor=actor)
+        except LedgerError as exc:
+            errors[exc.field if exc.field in FORMS[which] else "handle"] = \
+                i18n.rule_message(exc.bare)
+        else:
+            return views.done(request, f"/t/{tid}/people?added={values['handle']}")
+    return _page(ctx, t, book, status=422, form=which, values=values, errors=errors)
