@@ -10,7 +10,7 @@ from typing import Any
 
 import jinja2
 from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2_fragments.fastapi import Jinja2Blocks
 from sqlalchemy import Engine
@@ -144,4 +144,4 @@ def db_session(request: Request) -> Iterator[Any]:
         yield session
 
 
-__all__ = ["create_app", "templates", "db_session", "HTMLResponse"]
+__all__ = ["create_app", "templates", "db_session"]

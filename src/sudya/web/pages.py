@@ -15,7 +15,7 @@ from sudya.engine.model import Ruling
 from sudya.errors import SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.describe import explain, note_translations
-from sudya.rulebooks.schema import Detail, Infraction, Outcome, Rulebook
+from sudya.rulebooks.schema import Infraction, Rulebook
 from sudya.services.appeals import requests as appeal_requests
 from sudya.services.clock import round_clock
 from sudya.services.ledger import LedgerError
@@ -288,10 +288,3 @@ def standings(ctx: C, tid: int) -> Response:
     t, book, roles = ctx.tournament(tid)  # public: no sign-in needed
     table = tournament_standings(ctx.session, tid)
     return ctx.render("standings.html", t=t, book=book, table=table)
-
-
-def details_for(book: Rulebook, inf: Infraction) -> dict[str, Detail]:
-    return {**book.common_details, **inf.details}
-
-
-__all__ = ["router", "details_for", "Outcome"]
