@@ -9,10 +9,6 @@ it without cards. Messages are asserted in English (SUDYA_LANG=en); Russian is t
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +16,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from cli_kit import Run, refused
+from cli_kit import run as kit_run
 
 SAMPLE = Path(__file__).resolve().parents[2] / "src" / "sudya" / "decks" / "sample-cards.json"
-PYCACHE = Path(tempfile.gettempdir()) / f"sudya-tests-pycache-{os.getuid()}"
 SQUAD = ["Вайл", "Вайл", "Самаэль", "Аккения", "Аккения", "Шаммар"]
 BROKEN_LIST = "Игрок: Борис\n4 Вампир\n3 Гном\n30 Богарт\n3 Самоход\n"
 GOOD_LIST = """Игрок: Алиса
@@ -39,55 +36,9 @@ GOOD_LIST = """Игрок: Алиса
 """
 
 
-@dataclass(frozen=True)
-class Run:
-    args: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def ok(self) -> Run:
-        assert self.returncode == 0, (self.args, self.returncode, self.stderr)
-        assert "Traceback" not in self.stderr
-        return self
-
-    def json(self) -> Any:
-        return json.loads(self.ok().stdout)
-
-    def documents(self) -> list[Any]:
-        """Every JSON document printed one after another (findings, then rulings)."""
-        decoder, text, out = json.JSONDecoder(), self.ok().stdout, []
-        at = 0
-        while text[at:].strip():
-            while text[at].isspace():
-                at += 1
-            value, at = decoder.raw_decode(text, at)
-            out.append(value)
-        return out
-
-
 def run(cwd: Path, *args: Any, lang: str = "en") -> Run:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SUDYA_") and k not in ("FORCE_COLOR", "COLUMNS", "LINES")}
-    env.update({"COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8",
-                "PYTHONPYCACHEPREFIX": str(PYCACHE), "SUDYA_LANG": lang})
-    proc = subprocess.run([sys.executable, "-m", "sudya", *[str(a) for a in args]], cwd=cwd,
-                          env=env, capture_output=True, text=True, encoding="utf-8",
-                          timeout=120, check=False)
-    return Run(tuple(str(a) for a in args), proc.returncode, proc.stdout, proc.stderr)
-
-
-def refused(r: Run, *needles: str) -> str:
-    """Exit 2, nothing on stdout, one `sudya: ...` line on stderr holding every needle."""
-    assert r.returncode == 2, (r.args, r.returncode, r.stdout, r.stderr)
-    assert r.stdout == "", r.args
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1, (r.args, r.stderr)
-    assert lines[0].startswith("sudya: "), lines[0]
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
+    """Messages are asserted in English here; Russian is the CLI's default."""
+    return kit_run(cwd, *args, lang=lang)
 
 
 def rows(url: str, table: str) -> int:

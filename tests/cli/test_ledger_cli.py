@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import os
-import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,6 +18,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from cli_kit import Run, refused, run, run_all
 
 from sudya.scenario import load_scenario_file, replay
 
@@ -30,68 +26,6 @@ SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 SCENARIOS = sorted(SHARED.glob("*.yaml"))
 SLOW = "gameplay.slow-play"
 DQ = "[{kind: fighter-dq}, {kind: technical-defeat}, {kind: reduce-fighters, amount: 1}]"
-
-# compiled modules for the subprocesses, outside the checkout (see tests/db/ledger_testkit.py)
-PYCACHE = Path(tempfile.gettempdir()) / f"sudya-tests-pycache-{os.getuid()}"
-
-
-@dataclass(frozen=True)
-class Run:
-    args: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def ok(self) -> Run:
-        assert self.returncode == 0, (self.args, self.returncode, self.stderr)
-        assert "Traceback" not in self.stderr
-        return self
-
-    def json(self) -> Any:
-        return json.loads(self.ok().stdout)
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SUDYA_") and k not in ("FORCE_COLOR", "COLUMNS", "LINES",
-                                                       "PYTHONDONTWRITEBYTECODE")}
-    env.update({"COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8",
-                "PYTHONPYCACHEPREFIX": str(PYCACHE)})
-    return env
-
-
-def _start(args: tuple[Any, ...], cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "sudya", *[str(a) for a in args]],
-                            cwd=cwd, env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, encoding="utf-8")
-
-
-def run_all(cwd: Path, *commands: tuple[Any, ...]) -> list[Run]:
-    """Run the commands at the same time (they are independent); their runs, in order."""
-    procs = [(tuple(str(a) for a in c), _start(c, cwd)) for c in commands]
-    runs = []
-    for args, proc in procs:
-        out, err = proc.communicate(timeout=120)
-        runs.append(Run(args, proc.returncode, out, err))
-    return runs
-
-
-def run(cwd: Path, *args: Any) -> Run:
-    return run_all(cwd, args)[0]
-
-
-def refused(r: Run, *needles: str) -> str:
-    """Exit 2, nothing on stdout, one `sudya: ...` line on stderr holding every needle."""
-    assert r.returncode == 2, (r.args, r.returncode, r.stdout, r.stderr)
-    assert r.stdout == "", r.args
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1, (r.args, r.stderr)
-    assert lines[0].startswith("sudya: "), lines[0]
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
-
 
 def snapshot(url: str) -> dict[str, list[Any]]:
     engine = sa.create_engine(url)
