@@ -1,26 +1,51 @@
-"""One error hierarchy with stable codes; the edges turn it into exit codes or HTTP statuses."""
+"""One error hierarchy with stable codes; the edges turn it into exit codes or HTTP statuses.
+
+An error is data: a code (a key of the message catalogues), the field it is about and the
+parameters of its message. `str(error)` renders it in English from the catalogue; the edges
+render it in the reader's language (`sudya.messages.render_error`).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 
+def one_line(text: str) -> str:
+    """Ids and values from the input may hold line breaks: a message is always one line."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 class SudyaError(Exception):
-    """A problem the user can fix: it carries a stable code and a one-line message."""
+    """A problem the user can fix: a stable code, the field it names and its parameters."""
 
     code = "error"
 
-    def __init__(self, message: str, *, code: str | None = None, **context: Any) -> None:
-        # one line, always: ids and values from the input may hold line breaks
-        message = message.replace("\r", "\\r").replace("\n", "\\n")
-        super().__init__(message)
-        self.message = message
+    def __init__(self, code: str | None = None, *, field: str = "", where: str = "",
+                 **params: Any) -> None:
+        super().__init__(code)
         if code is not None:
             self.code = code
-        self.context = context
+        self.field = field
+        self.where = where  # what the field belongs to: a file, an event of a scenario
+        self.params = params
+
+    def text(self, lang: str = "en", book: Any = None) -> str:
+        """The message alone (without where and field), in a language."""
+        from sudya.messages import render  # the catalogues are read at the edge only
+
+        return one_line(render(self.code, self.params, lang, book))
+
+    def render(self, lang: str = "en", book: Any = None) -> str:
+        """`where: field: message`, one line."""
+        parts = [p for p in (self.where, self.field) if p]
+        return one_line(": ".join([*parts, self.text(lang, book)]))
+
+    @property
+    def message(self) -> str:
+        return self.render()
 
     def __str__(self) -> str:
-        return self.message
+        return self.render()
 
 
 class RulebookError(SudyaError):
@@ -39,8 +64,3 @@ class RuleError(SudyaError):
     """An event the rules refuse (not applicable, role may not, choice out of range...)."""
 
     code = "rule"
-
-    def __init__(self, message: str, *, field: str = "", code: str | None = None,
-                 **context: Any) -> None:
-        super().__init__(message, code=code, **context)
-        self.field = field

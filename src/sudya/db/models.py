@@ -151,7 +151,7 @@ class Ruling(Audited, Base):
     revokes: Mapped[str | None] = mapped_column(String(100))
     resolves: Mapped[str | None] = mapped_column(String(100))
     applies_to: Mapped[Any] = mapped_column(JSON, nullable=True)
-    notes: Mapped[list[str]] = mapped_column(JSON, default=list)
+    notes: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)  # reasons
     edition: Mapped[str] = mapped_column(String(20))
     judge: Mapped[str | None] = mapped_column(String(100))
     round: Mapped[int | None] = mapped_column(Integer)

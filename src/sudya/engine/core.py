@@ -17,12 +17,16 @@ from typing import Any
 from sudya.engine.model import (
     FOREVER,
     Appeal,
+    ChoiceOption,
     Correction,
     Decision,
     EndOfMatch,
     Event,
     NewTournament,
     Offence,
+    Offered,
+    PointsOption,
+    Reason,
     Result,
     Roster,
     RosterChange,
@@ -35,6 +39,7 @@ from sudya.rulebooks.schema import (
     Detail,
     Infraction,
     NoPenalty,
+    Note,
     Outcome,
     Rulebook,
     SanctionKind,
@@ -50,6 +55,11 @@ def add_months(day: dt.date, months: int) -> dt.date:
     year, month = day.year + month0 // 12, month0 % 12 + 1
     last = calendar.monthrange(year, month)[1]
     return dt.date(year, month, min(day.day, last))
+
+
+def note(n: Note) -> Reason:
+    """A note of the rulebook's own (a waiver, a carry-over, an authority…) as a reason."""
+    return Reason("rulebook.note", {"text": {"ru": n.ru, "en": n.en}}, n.source)
 
 
 def _parse_date(value: Any) -> dt.date:
@@ -149,8 +159,8 @@ class Engine:
         book = self.book
         inf = book.infraction(ev.infraction)
         if inf is None:
-            raise RuleError(f"unknown infraction {ev.infraction!r}", field="infraction")
-        self._check_judge(ev.judge, "rule", "give rulings")
+            raise RuleError("infraction.unknown", field="infraction", infraction=ev.infraction)
+        self._check_judge(ev.judge, "rule", "rule")
         self._check_applies(inf)
         day = ev.date or self.t.date
         details = self._details(inf, ev.details)
@@ -193,15 +203,16 @@ class Engine:
         ruling.notes.extend(self._notes_of(inf))
         if book.no_penalty_after_disqualification and self._is_out(subject):
             ruling.cause = "none"
-            ruling.notes.append(book.no_penalty_after_disqualification.en)
+            ruling.notes.append(note(book.no_penalty_after_disqualification))
             return self._record(ruling)
         for np in no_penalty:
             if np.when(names):
                 ruling.cause = "none"
-                ruling.notes.append(np.note.en)
+                ruling.notes.append(note(np.note))
                 return self._record(ruling)
         if table is None:
-            raise RuleError(f"{inf.id} has no penalty at this level", field="infraction")
+            raise RuleError("infraction.no-penalty-at-level", field="infraction",
+                            infraction=inf.id, level=self.t.level)
         key = (self._scope(), subject, inf.id)
         history = self._by_infraction.get(key)
         earlier = [r for r in history if self._counts(r, day)] if history else []
@@ -223,30 +234,28 @@ class Engine:
             if book.kind(principal).rank > book.kind(kind).rank and not table.is_choice:
                 kind = principal
             outcome = Outcome(sanctions=[Spec(kind=kind)])
-            ruling.notes.append(f"repeat of {inf.id}: one rank above {last.kind}")
+            ruling.notes.append(Reason("repeat.escalated",
+                                       {"infraction": inf.id, "from": last.kind, "to": kind}))
         elif earlier and repeats:
             ruling.cause = "repeat"
             outcome = repeats[min(len(earlier), len(repeats)) - 1]
-            ruling.notes.append(f"repeat no. {len(earlier) + 1} of {inf.id}")
+            ruling.notes.append(Reason("repeat.numbered",
+                                       {"n": len(earlier) + 1, "infraction": inf.id}))
         elif book.aggravation and self._holds_valid(subject, day):
             ruling.cause = "aggravation"
             ruling.aggravated = True
             ruling.pending = True
             ruling.pending_outcome = outcome
-            ruling.offered = [self._describe(s) for s in
-                              self._build(outcome.sanctions, subject, day, details, names,
-                                          ruling, inf, dry=True)]
-            ruling.notes.append(
-                "aggravation: the subject holds a valid sanction; "
-                "the college must decide a stricter one"
-            )
+            ruling.offered = list(self._build(outcome.sanctions, subject, day, details, names,
+                                              ruling, inf, dry=True))
+            ruling.notes.append(Reason("aggravation.pending"))
             return self._record(ruling)
         if outcome.is_choice:
             if ev.choice is None:
                 ruling.pending = True
                 ruling.pending_outcome = outcome
                 ruling.offered = self._offered(outcome, subject, day, details, names, inf)
-                ruling.notes.append("judge's choice within a range: pending")
+                ruling.notes.append(Reason("choice.pending"))
                 return self._record(ruling)
             specs = self._choose(outcome, ev.choice)
             ruling.cause = "discretion"
@@ -262,9 +271,8 @@ class Engine:
     def _cell(self, penalty: dict[str, Outcome | None] | Outcome | None) -> Outcome | None:
         if isinstance(penalty, dict):
             if self.t.level not in penalty or penalty[self.t.level] is None:
-                raise RuleError(
-                    f"does not apply at level {self.t.level!r}", field="infraction"
-                )
+                raise RuleError("infraction.not-at-level", field="infraction",
+                                level=self.t.level)
             return penalty[self.t.level]
         return penalty
 
@@ -273,15 +281,13 @@ class Engine:
         if cond is None:
             return
         if cond.levels and self.t.level not in cond.levels:
-            raise RuleError(
-                f"{inf.id} does not apply at level {self.t.level!r} "
-                f"(only {', '.join(cond.levels)})", field="infraction")
+            raise RuleError("infraction.only-levels", field="infraction", infraction=inf.id,
+                            level=self.t.level, levels=list(cond.levels))
         for name, wanted in cond.settings.items():
             have = self.setting(name)
             if have != wanted:
-                raise RuleError(
-                    f"{inf.id} applies only with settings.{name}: {wanted!r} "
-                    f"(this tournament: {have!r})", field="infraction")
+                raise RuleError("infraction.only-with-setting", field="infraction",
+                                infraction=inf.id, setting=name, wanted=wanted, have=have)
 
     def setting(self, name: str) -> Any:
         """A tournament setting, or its rulebook default for the level."""
@@ -295,19 +301,19 @@ class Engine:
         return spec.default
 
     def _check_judge(self, judge_id: str | None, action: str, what: str) -> None:
+        """A judge may do `action` (a role's `may`); `what` names the refusal's code."""
         if judge_id is None:
             return
         judge = self.roster.judges.get(judge_id)
         if judge is None:
-            raise RuleError(f"unknown judge {judge_id!r}", field="judge")
+            raise RuleError("judge.unknown", field="judge", judge=judge_id)
         role = self.book.roles.get(judge.role)
         if role is None:
-            known = ", ".join(self.book.roles) or "none"
-            raise RuleError(f"judge {judge_id!r} has role {judge.role!r}, which this rulebook "
-                            f"does not define (roles: {known})", field="judge")
+            raise RuleError("judge.role-undefined", field="judge", judge=judge_id,
+                            role=judge.role, roles=list(self.book.roles))
         if action not in role.may:
-            raise RuleError(f"judge {judge_id!r} is a {judge.role} and may not {what}",
-                            field="judge")
+            raise RuleError(f"judge.may-not-{what}", field="judge", judge=judge_id,
+                            role=judge.role)
 
     # ------------------------------------------------------------------ details
     def details_spec(self, inf: Infraction) -> dict[str, Detail]:
@@ -317,10 +323,12 @@ class Engine:
             spec = self._spec_cache[inf.id] = {**self.book.common_details, **inf.details}
         return spec
 
-    def _notes_of(self, inf: Infraction) -> list[str]:
+    def _notes_of(self, inf: Infraction) -> list[Reason]:
         notes = self._note_cache.get(inf.id)
         if notes is None:
-            notes = [inf.source, *(f"interpretation: {n.en}" for n in inf.interpretation)]
+            notes = [Reason("rule.source", {"source": inf.source}, inf.source),
+                     *(Reason("rule.interpretation", {"text": {"ru": n.ru, "en": n.en}},
+                              n.source) for n in inf.interpretation)]
             self._note_cache[inf.id] = notes
         return notes
 
@@ -338,7 +346,7 @@ class Engine:
                 names = names or {**values, **self._context_names()}
                 if not (d.required_if and d.required_if(names)):
                     continue
-            raise RuleError(f"required by {inf.id}", field=f"details.{name}")
+            raise RuleError("detail.required", field=f"details.{name}", infraction=inf.id)
         return values
 
     def _detail_value(self, name: str, d: Detail, raw: Any) -> Any:
@@ -355,17 +363,17 @@ class Engine:
                 ok = float(raw).is_integer()
                 value = int(raw) if ok else raw
             if ok and d.min is not None and value < d.min:
-                raise RuleError(f"must be at least {d.min:g}", field=field)
+                raise RuleError("value.too-small", field=field, min=d.min)
             if ok and d.max is not None and value > d.max:
-                raise RuleError(f"must be at most {d.max:g}", field=field)
+                raise RuleError("value.too-large", field=field, max=d.max)
         elif d.type == "player":
             ok = isinstance(raw, str)
             if ok and raw not in self.roster.team_of and raw not in self.roster.players:
-                raise RuleError(f"unknown player {raw!r}", field=field)
+                raise RuleError("player.unknown", field=field, player=raw)
         elif d.type == "enum":
             ok = raw in d.values
             if not ok:
-                raise RuleError(f"must be one of {', '.join(d.values)}", field=field)
+                raise RuleError("value.not-one-of", field=field, values=list(d.values))
         elif d.type == "date":
             try:
                 value = _parse_date(raw)
@@ -380,7 +388,7 @@ class Engine:
         elif d.type == "str":
             ok = isinstance(raw, str)
         if not ok:
-            raise RuleError(f"must be a {d.type}", field=field)
+            raise RuleError("value.wrong-type", field=field, type=d.type)
         return value
 
     def _context_names(self) -> dict[str, Any]:
@@ -451,7 +459,7 @@ class Engine:
     def _escalate(self, rank: int) -> str:
         ladder = self._ladder_by_rank
         if not ladder:
-            raise RuleError("this rulebook has no escalation ladder", field="infraction")
+            raise RuleError("rulebook.no-ladder", field="infraction")
         # 002 «Сложение пенальти»: no multiple disqualification; the ladder's top is the cap
         higher = [r for r in ladder if r > rank]
         return ladder[min(higher)] if higher else ladder[max(ladder)]
@@ -464,7 +472,7 @@ class Engine:
         if details.get(v.between_stages_detail):
             nxt = details.get(v.next_tournament_detail)
             if nxt is None:
-                raise RuleError("required when between_stages is true",
+                raise RuleError("detail.required-between-stages",
                                 field=f"details.{v.next_tournament_detail}")
             base = _parse_date(nxt)
         key = (base, v.months)
@@ -473,8 +481,7 @@ class Engine:
             try:
                 until = self._windows[key] = add_months(base, v.months)
             except ValueError:
-                raise RuleError(f"{base.isoformat()} is too far in the future for a validity "
-                                "window", field="date") from None
+                raise RuleError("date.too-far", field="date", date=base.isoformat()) from None
         return until
 
     def _valid_until(self, kind: SanctionKind, day: dt.date,
@@ -502,15 +509,15 @@ class Engine:
                 continue
             waiver = next((w for w in spec.waived_when if w.when(names)), None)
             if waiver is not None:
-                ruling.notes.append(waiver.note.en)
+                ruling.notes.append(note(waiver.note))
                 continue
             kind = book.kind(spec.kind)
             amount = spec.amount
             if spec.formula is not None:
                 amount = int(spec.formula(names))
                 if not -AMOUNT_LIMIT <= amount <= AMOUNT_LIMIT:
-                    raise RuleError(f"the formula gives {amount}, beyond ±{AMOUNT_LIMIT:,}; "
-                                    "check the numbers", field="details")
+                    raise RuleError("formula.out-of-range", field="details", amount=amount,
+                                    limit=AMOUNT_LIMIT)
             elif spec.amount_from_choice:
                 amount = names.get("amount")
             if amount is not None and inf is not None and not dry:
@@ -519,7 +526,7 @@ class Engine:
             if kind.lost_while and not dry:
                 holder = self._bearer(book.kind(kind.lost_while.held), None, offender)
                 if self._holds_kind(holder, kind.lost_while.held, day):
-                    ruling.notes.append(kind.lost_while.note.en)
+                    ruling.notes.append(note(kind.lost_while.note))
                     kind = book.kind(kind.lost_while.becomes)
             bearer = self._bearer(kind, spec.subject, offender)
             self._add(out, kind, bearer, amount, spec.score, False, day, details, names,
@@ -535,7 +542,7 @@ class Engine:
         for carry in kind.carry_over:
             if details.get(carry.detail):
                 ruling.applies_to = {**(ruling.applies_to or {}), kind.id: carry.applies_to}
-                ruling.notes.append(carry.note.en)
+                ruling.notes.append(note(carry.note))
         for att in kind.comes_with:
             if att.when is not None and not att.when(names):
                 continue
@@ -555,7 +562,7 @@ class Engine:
         )
         if ok:
             return kind
-        ruling.notes.append(auth.note.en)
+        ruling.notes.append(note(auth.note))
         return self.book.kind(auth.otherwise)
 
     def _reduce(self, inf: Infraction, kind: SanctionKind, subject: str, amount: int,
@@ -565,15 +572,12 @@ class Engine:
                 continue
             key = (subject, kind.id)
             if red.once_per_subject and key in self._reduced:
-                ruling.notes.append(f"reduction already granted once to {subject}: ignored")
+                ruling.notes.append(Reason("reduction.already-granted", {"subject": subject}))
                 continue
             self._reduced.add(key)
-            ruling.notes.append(red.note.en)
+            ruling.notes.append(note(red.note))
             amount = int(red.formula({**names, "amount": amount}))
         return amount
-
-    def _describe(self, s: Sanction) -> dict[str, Any]:
-        return sanction_json(s, None, self.book.validity is not None)
 
     # ------------------------------------------------------------------ choices
     def _choose(self, outcome: Outcome, choice: Any) -> list[Spec]:
@@ -583,37 +587,35 @@ class Engine:
         if pr is not None and isinstance(choice, dict) and set(choice) == {"points"}:
             n = choice["points"]
             if not isinstance(n, int) or isinstance(n, bool):
-                raise RuleError("choice.points must be a whole number", field="choice")
+                raise RuleError("choice.points-not-whole", field="choice")
             lo, hi = sorted((pr.least, pr.most), key=abs)
             if not abs(lo) <= abs(n) <= abs(hi) or n > 0:
-                raise RuleError(f"choice.points {n} is outside the range {lo}..{hi}",
-                                field="choice")
+                raise RuleError("choice.out-of-range", field="choice", points=n, least=lo,
+                                most=hi)
             return [Spec(kind=pr.kind, amount=n), *pr.with_]
         allowed = list(outcome.options)
         if pr is not None:
             allowed.append(f"{{points: {pr.least}..{pr.most}}}")
-        raise RuleError(f"choice {choice!r} is not offered (offered: {', '.join(allowed)})",
-                        field="choice")
+        raise RuleError("choice.not-offered", field="choice", choice=choice, offered=allowed)
 
     def _choice_amount(self, choice: Any) -> int:
         if isinstance(choice, dict) and set(choice) == {"amount"}:
             n = choice["amount"]
             if isinstance(n, int) and not isinstance(n, bool) and 0 < n <= AMOUNT_LIMIT:
                 return n
-        raise RuleError("required: {amount: N}, a positive whole number set by the college",
-                        field="choice")
+        raise RuleError("choice.amount-required", field="choice")
 
     def _offered(self, outcome: Outcome, subject: str, day: dt.date, details: dict[str, Any],
-                 names: dict[str, Any], inf: Infraction | None) -> list[Any]:
+                 names: dict[str, Any], inf: Infraction | None) -> list[Offered]:
         probe = Ruling(event="", subject=subject, infraction=None, cause="")
-        offered: list[Any] = []
+        offered: list[Offered] = []
         for name, specs in outcome.options.items():
             built = self._build(specs, subject, day, details, names, probe, inf, dry=True)
-            offered.append({"choice": name, "sanctions": [self._describe(s) for s in built]})
+            offered.append(ChoiceOption(choice=name, sanctions=tuple(built)))
         if outcome.points:
             pr = outcome.points
-            offered.append({"choice": {"points": [pr.least, pr.most]},
-                            "with": [s.kind for s in pr.with_]})
+            offered.append(PointsOption(least=pr.least, most=pr.most,
+                                        with_=tuple(s.kind for s in pr.with_)))
         return offered
 
     # ------------------------------------------------------------------ recording
@@ -703,8 +705,10 @@ class Engine:
                             s.consumed = True
                         ruling = self._new_ruling(event_id, owner, None, "conversion", day)
                         ruling.uses = used
-                        ruling.notes.append(
-                            f"{conv.count} × {conv.source_kind} = 1 {conv.to} ({conv.source})")
+                        ruling.notes.append(Reason(
+                            "conversion.made",
+                            {"count": conv.count, "from": conv.source_kind, "to": conv.to},
+                            conv.source))
                         self._add(ruling.sanctions, self.book.kind(conv.to), owner, None,
                                   None, False, day, {}, {}, ruling)
                         for s in used:
@@ -748,8 +752,8 @@ class Engine:
             ruling = self._new_ruling(event_id, team, None, "accumulation", day,
                                       details=details)
             ruling.uses = [s for r in counted for s in r.sanctions if not s.revoked]
-            ruling.notes.append(f"{len(counted)} punished violations valid at once "
-                                f"({acc.source})")
+            ruling.notes.append(Reason("accumulation.made", {"count": len(counted)},
+                                       acc.source))
             names = {**details, **self._context_names(), "offender": team}
             ruling.sanctions = self._build(acc.gives, team, day, details, names, ruling, None)
             for s in ruling.uses:
@@ -782,9 +786,10 @@ class Engine:
                                           ev.round)
                 ruling.uses = used
                 kind = self.book.kind(self._escalate(rank))
-                ruling.notes.append(
-                    f"{st.count} penalties of rank {rank} for different infractions "
-                    f"({', '.join(self._reason(s) for s in used)}) → {kind.id} ({st.source})")
+                ruling.notes.append(Reason(
+                    "stacking.made",
+                    {"count": st.count, "rank": rank, "to": kind.id,
+                     "infractions": [self._reason(s) for s in used]}, st.source))
                 self._add(ruling.sanctions, kind, subject, None, None, False, self.t.date,
                           {}, {}, ruling)
                 for s in used:
@@ -837,8 +842,8 @@ class Engine:
                 derived.revoked = True
                 undo = self._new_ruling(event_id, derived.subject, None, derived.cause, day)
                 undo.revokes = derived.event
-                undo.notes.append(f"undone: the {derived.cause} of {derived.event} used a "
-                                  f"revoked sanction")
+                undo.notes.append(Reason("revocation.derived",
+                                         {"cause": derived.cause, "event": derived.event}))
                 for u in derived.uses:
                     if not u.revoked:
                         u.consumed = False
@@ -890,7 +895,7 @@ class Engine:
                 out = self._new_ruling(ev.id, ruling.subject, target.infraction,
                                        "cancellation", ruling.date or self.t.date, ev.round)
                 out.revokes = target.event
-                out.notes.append(cancels.note.en)
+                out.notes.append(note(cancels.note))
                 self._record(out)
                 self._revoke(ev.id, target.sanctions, ruling.date or self.t.date, out)
 
@@ -898,23 +903,21 @@ class Engine:
     def _pending_of(self, of: str, field: str = "of") -> Ruling:
         rulings = self._primary.get(of)
         if not rulings:
-            raise RuleError(f"there is no ruling for event {of!r}", field=field)
+            raise RuleError("event.no-ruling", field=field, event=of)
         pending = [r for r in rulings if r.pending and not r.revoked]
         if not pending:
-            raise RuleError(f"the ruling for event {of!r} is not pending a decision",
-                            field=field)
+            raise RuleError("event.not-pending", field=field, event=of)
         return pending[0]
 
     def _decision(self, ev: Decision) -> None:
         target = self._pending_of(ev.of)
-        self._check_judge(ev.judge, "decide", "decide pending rulings")
+        self._check_judge(ev.judge, "decide", "decide")
         if ev.judge and target.aggravated and self.book.aggravation and \
                 self.book.aggravation.decided_by:
             role = self.roster.judges[ev.judge].role
             if role not in self.book.aggravation.decided_by:
-                raise RuleError(f"judge {ev.judge!r} is a {role}; aggravated rulings are "
-                                f"decided by {', '.join(self.book.aggravation.decided_by)}",
-                                field="judge")
+                raise RuleError("decision.role-may-not", field="judge", judge=ev.judge,
+                                role=role, roles=list(self.book.aggravation.decided_by))
         day = ev.date or self.t.date
         inf = self.book.infraction(target.infraction or "")
         outcome: Outcome = target.pending_outcome
@@ -928,8 +931,7 @@ class Engine:
                  "round": target.round, "amount": None, "earlier_count": 0}
         if target.aggravated:
             if not ev.sanctions:
-                raise RuleError("an aggravated ruling needs the sanctions decided",
-                                field="sanctions")
+                raise RuleError("decision.sanctions-required", field="sanctions")
             specs = [self._decided_spec(i, s) for i, s in enumerate(ev.sanctions)]
             ruling.sanctions = self._build(specs, target.subject, day, details, names,
                                            ruling, inf, dry=False)
@@ -940,13 +942,13 @@ class Engine:
                                   names, Ruling(event="", subject="", infraction=None, cause=""),
                                   inf, dry=True)
             if not self._stricter(ruling.sanctions, offered):
-                raise RuleError(
-                    "the decision is not stricter than the table's "
-                    f"{', '.join(s.kind for s in offered) or 'nothing'}", field="sanctions")
+                if not offered:
+                    raise RuleError("decision.nothing-offered", field="sanctions")
+                raise RuleError("decision.not-stricter", field="sanctions",
+                                offered=[s.kind for s in offered])
         else:
             if ev.choice is None:
-                raise RuleError("a decision on a judge's-choice ruling needs a choice",
-                                field="choice")
+                raise RuleError("decision.choice-required", field="choice")
             specs = self._choose(outcome, ev.choice)
             ruling.sanctions = self._build(specs, target.subject, day, details, names,
                                            ruling, inf)
@@ -965,18 +967,19 @@ class Engine:
 
     def _decided_spec(self, i: int, raw: Any) -> Spec:
         if not isinstance(raw, dict) or "kind" not in raw:
-            raise RuleError("each sanction needs a kind", field=f"sanctions[{i}]")
+            raise RuleError("sanction.kind-required", field=f"sanctions[{i}]")
         kind = raw["kind"]
         try:
             k = self.book.kind(kind)
         except KeyError:
-            raise RuleError(f"unknown sanction kind {kind!r}",
-                            field=f"sanctions[{i}].kind") from None
+            raise RuleError("sanction.unknown-kind", field=f"sanctions[{i}].kind",
+                            kind=kind) from None
         amount = raw.get("amount")
         if k.amount == "required" and amount is None:
-            raise RuleError(f"{kind} needs an amount", field=f"sanctions[{i}].amount")
+            raise RuleError("sanction.amount-required", field=f"sanctions[{i}].amount",
+                            kind=kind)
         if amount is not None and (not isinstance(amount, int) or isinstance(amount, bool)):
-            raise RuleError("must be a whole number", field=f"sanctions[{i}].amount")
+            raise RuleError("value.not-whole", field=f"sanctions[{i}].amount")
         return Spec(kind=kind, amount=amount, score=raw.get("score"))
 
     def _severity(self, s: Sanction) -> tuple[int, int]:
@@ -1003,13 +1006,13 @@ class Engine:
 
     # ------------------------------------------------------------------ appeals
     def _overturn(self, event_id: str, of: str, rulings: list[Ruling], judge: str | None,
-                  cause: str, note: str) -> None:
+                  cause: str, reason: Reason) -> None:
         """Revoke the rulings of event `of` (and decisions on them) by a new record each."""
         day = self.t.date
         for r in rulings:
             ruling = self._new_ruling(event_id, r.subject, r.infraction, cause, day, judge=judge)
             ruling.revokes = of
-            ruling.notes.append(note)
+            ruling.notes.append(reason)
             r.revoked = True
             if r.pending:
                 r.pending = False
@@ -1025,11 +1028,11 @@ class Engine:
         """A judge corrects a mistaken record: its rulings are revoked by a new record."""
         rulings = [r for r in self._primary.get(ev.of, ()) if not r.revoked]
         if not rulings:
-            raise RuleError(f"there is no standing ruling for event {ev.of!r} to correct",
-                            field="of")
-        self._check_judge(ev.judge, "decide", "correct rulings")
+            raise RuleError("event.nothing-to-correct", field="of", event=ev.of)
+        self._check_judge(ev.judge, "decide", "correct")
         self._overturn(ev.id, ev.of, rulings, ev.judge, "correction",
-                       f"correction: {ev.reason}" if ev.reason else "correction")
+                       Reason("correction.made-because", {"reason": ev.reason}) if ev.reason
+                       else Reason("correction.made"))
 
     def _roster_change(self, ev: RosterChange) -> None:
         roster = self.roster
@@ -1046,45 +1049,41 @@ class Engine:
     def _appeal(self, ev: Appeal) -> None:
         rulings = [r for r in self._primary.get(ev.of, ()) if r.infraction]
         if not rulings:
-            raise RuleError(f"there is no ruling for event {ev.of!r} to appeal", field="of")
+            raise RuleError("event.nothing-to-appeal", field="of", event=ev.of)
         if any(r.appealed for r in rulings):
-            raise RuleError(f"the ruling for event {ev.of!r} was already appealed; "
-                            "the decision on appeal is final", field="of")
+            raise RuleError("appeal.already", field="of", event=ev.of)
         appeals = self.book.appeals
         if appeals is None:
-            raise RuleError("this rulebook defines no appeals", field="appeal")
+            raise RuleError("rulebook.no-appeals", field="appeal")
         if ev.judge is not None:
-            self._check_judge(ev.judge, "hear-appeals", "decide appeals")
+            self._check_judge(ev.judge, "hear-appeals", "hear-appeals")
             role = self.roster.judges[ev.judge].role
             if role not in appeals.heard_by:
-                raise RuleError(f"appeals are decided by {', '.join(appeals.heard_by)}",
-                                field="judge")
+                raise RuleError("appeal.heard-by", field="judge",
+                                roles=list(appeals.heard_by))
         first = rulings[0]
         if first.judge is not None and first.judge in self.roster.judges:
             given_by = self.book.roles.get(self.roster.judges[first.judge].role)
             if given_by is not None and given_by.final:
-                raise RuleError(f"the ruling for event {ev.of!r} was given by the "
-                                f"{self.roster.judges[first.judge].role}, whose decisions "
-                                "are final", field="of")
+                raise RuleError("appeal.final", field="of", event=ev.of,
+                                role=self.roster.judges[first.judge].role)
         for r in rulings:
             r.appealed = True
         day = self.t.date
         if ev.outcome == "upheld":
             ruling = self._new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
                                       judge=ev.judge)
-            ruling.notes.append("appeal: the ruling is upheld")
+            ruling.notes.append(Reason("appeal.upheld"))
             self._record(ruling)
         elif ev.outcome == "overturned":
             self._overturn(ev.id, ev.of, rulings, ev.judge, "appeal",
-                           "appeal: the ruling is overturned; its sanctions no longer count")
+                           Reason("appeal.overturned"))
         elif ev.outcome == "frivolous":
             if appeals.frivolous is None:
-                raise RuleError("this rulebook gives no penalty for a frivolous appeal",
-                                field="outcome")
+                raise RuleError("rulebook.no-frivolous", field="outcome")
             ruling = self._new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
                                       judge=ev.judge)
-            ruling.notes.append("appeal found frivolous: the appellant is penalised "
-                                f"({appeals.source})")
+            ruling.notes.append(Reason("appeal.frivolous", {}, appeals.source))
             outcome = appeals.frivolous
             if ev.choice is None and outcome.is_choice:
                 ruling.pending = True
@@ -1100,22 +1099,5 @@ class Engine:
             self._record(ruling)
             self._after(ev.id, [ruling], day)
         else:
-            raise RuleError(f"unknown outcome {ev.outcome!r} (upheld, overturned, frivolous)",
-                            field="outcome")
+            raise RuleError("appeal.unknown-outcome", field="outcome", outcome=ev.outcome)
 
-
-def sanction_json(s: Sanction, ruling_subject: str | None, with_validity: bool) -> dict[str, Any]:
-    """A sanction in the replay output format."""
-    out: dict[str, Any] = {"kind": s.kind}
-    if s.amount is not None:
-        out["amount"] = s.amount
-    if s.score is not None:
-        out["score"] = s.score
-    if s.attached:
-        out["attached"] = True
-    if ruling_subject is not None and s.subject != ruling_subject:
-        out["subject"] = s.subject
-    if with_validity:
-        out["valid_until"] = (None if s.valid_until in (None, FOREVER)
-                              else s.valid_until.isoformat())  # type: ignore[union-attr]
-    return out

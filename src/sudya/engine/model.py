@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 FOREVER = dt.date.max
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a ruling is what it is, as data: a stable code, its parameters and the source.
+
+    Text is rendered only at the edge, from the catalogues (`sudya.messages`) and from the
+    rulebook's own wording; nothing parses it back. Parameters are plain JSON values.
+    """
+
+    code: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"code": self.code, "params": dict(self.params), "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +160,28 @@ class Sanction:
         return not self.revoked and (self.valid_until is None or self.valid_until >= day)
 
 
+@dataclass(frozen=True, slots=True)
+class ChoiceOption:
+    """One named choice of a judge's-choice range, with the sanctions it would give."""
+
+    choice: str
+    sanctions: tuple[Sanction, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PointsOption:
+    """A deduction the judge picks between `least` and `most`, with the kinds it brings."""
+
+    least: int
+    most: int
+    with_: tuple[str, ...] = ()
+
+
+# what a pending ruling offers: the table's sanctions (aggravation) or the choices of a range;
+# rulings read back from the ledger carry the stored JSON of the same
+Offered = Sanction | ChoiceOption | PointsOption | dict[str, Any]
+
+
 @dataclass(slots=True, eq=False)
 class Ruling:
     event: str
@@ -151,8 +190,8 @@ class Ruling:
     cause: str
     sanctions: list[Sanction] = field(default_factory=list)
     pending: bool = False
-    offered: list[Any] | None = None
-    notes: list[str] = field(default_factory=list)
+    offered: list[Offered] | None = None
+    notes: list[Reason] = field(default_factory=list)
     revokes: str | None = None
     resolves: str | None = None
     resolved_by: str | None = None

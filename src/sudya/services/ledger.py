@@ -46,6 +46,8 @@ from sudya.engine.model import (
 from sudya.errors import RuleError, SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
+from sudya.views import offered_json
+from sudya.services import faults
 
 
 class LedgerError(SudyaError):
@@ -394,6 +396,7 @@ class Ledger:
                 "series_id": series.id, "tournament_id": t.id, "seq": seq, "ext_id": ext_id,
                 "kind": kind, "payload": payload, "idempotency_key": idempotency_key,
                 **audit}]).scalar_one()
+            faults.point("after-event")
             if state is not None and rulings:
                 self._store(s, state, series.id, event_row, t.id, rulings, audit)
             if kind == "result":
@@ -402,6 +405,7 @@ class Ledger:
                     "event_id": event_row, "tournament_id": t.id, "round": payload["round"],
                     "player_a": a, "player_b": b, "score_a": payload["score"][0],
                     "score_b": payload["score"][1], **audit}])
+            faults.point("before-commit")
         except BaseException:
             self._states.pop(series.id, None)
             raise
@@ -412,16 +416,19 @@ class Ledger:
     def _store(self, s: Session, state: _State, series_id: int, event_id: int,
                tournament_id: int, rulings: list[Ruling], audit: dict[str, Any]) -> None:
         """Insert the rulings, their sanctions and what they revoked (a few statements)."""
+        with_validity = state.engine.book.validity is not None
         ids = s.scalars(insert(m.Ruling).returning(m.Ruling.id, sort_by_parameter_order=True),
                         [{"event_id": event_id, "series_id": series_id,
                           "tournament_id": tournament_id, "position": r.seq,
                           "event_ext_id": r.event, "subject": r.subject,
                           "infraction": r.infraction, "cause": r.cause, "pending": r.pending,
-                          "aggravated": r.aggravated, "offered": r.offered,
+                          "aggravated": r.aggravated,
+                          "offered": offered_json(r, with_validity),
                           "revokes": r.revokes, "resolves": r.resolves,
-                          "applies_to": r.applies_to, "notes": list(r.notes),
+                          "applies_to": r.applies_to, "notes": [n.as_json() for n in r.notes],
                           "edition": r.edition, "judge": r.judge, "round": r.round,
                           "details": _jsonable(r.details), **audit} for r in rulings]).all()
+        faults.point("after-rulings")
         sanctions = []
         for r, rid in zip(rulings, ids, strict=True):
             r.ref = rid

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from sudya.db import models as m
-from sudya.engine.model import FOREVER, Result, Roster, Ruling, Sanction
+from sudya.engine.model import FOREVER, Reason, Result, Roster, Ruling, Sanction
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import result_json
@@ -19,10 +19,15 @@ from sudya.scenario import result_json
 SETTLING = ("appeal", "correction")
 
 
+def stored_reason(raw: Any) -> Reason:
+    """A reason as the ledger stores it (`{code, params, source}`)."""
+    return Reason(str(raw["code"]), dict(raw.get("params") or {}), str(raw.get("source") or ""))
+
+
 def _to_engine(row: m.Ruling, revoked: set[int], position: int = 0) -> Ruling:
     ruling = Ruling(event=row.event_ext_id, subject=row.subject, infraction=row.infraction,
                     cause=row.cause, pending=row.pending, offered=row.offered,
-                    notes=list(row.notes or []), revokes=row.revokes, resolves=row.resolves,
+                    notes=[stored_reason(n) for n in row.notes or []], revokes=row.revokes, resolves=row.resolves,
                     aggravated=row.aggravated, applies_to=row.applies_to, round=row.round,
                     judge=row.judge, edition=row.edition, details=dict(row.details or {}),
                     seq=row.position, ref=row.id, tournament=position)

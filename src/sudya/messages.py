@@ -1,0 +1,107 @@
+"""Message codes rendered to text: the catalogues (ru, en) and the rulebook's own wording.
+
+Every reason an engine gives and every error a user sees is a code with parameters
+(`Reason`, `SudyaError`). Its text comes from `locale/codes/{lang}.po`, a gettext catalogue
+whose msgid is the code and whose msgstr is a `str.format` template. Parameters that are ids
+of a rulebook (an infraction, a sanction kind, a role, a level) are shown by their name when
+the rulebook is at hand; a parameter written `{"ru": …, "en": …}` is the rulebook's own text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from babel.messages.pofile import read_po
+
+from sudya.engine.model import Reason
+from sudya.errors import SudyaError
+from sudya.rulebooks.schema import Rulebook
+
+LANGS = ("ru", "en")
+CATALOGUES = Path(__file__).resolve().parent / "locale" / "codes"
+CODE = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$")
+
+# parameter name -> what kind of rulebook id it holds (a list holds several)
+KINDS = {"kind": "kind", "from": "kind", "to": "kind", "kinds": "kind", "offered": "kind",
+         "infraction": "infraction", "infractions": "infraction",
+         "role": "role", "roles": "role", "level": "level", "levels": "level",
+         "have_level": "level"}
+
+
+@functools.cache
+def catalogue(lang: str) -> dict[str, str]:
+    """code -> template, for one language."""
+    path = CATALOGUES / f"{lang}.po"
+    with path.open("rb") as f:
+        cat = read_po(f, locale=lang)
+    return {str(msg.id): str(msg.string) for msg in cat if msg.id and msg.string}
+
+
+def is_code(value: str) -> bool:
+    return bool(CODE.match(value))
+
+
+def _name(book: Rulebook | None, kind: str, value: Any, lang: str) -> str:
+    if book is None or not isinstance(value, str):
+        return str(value)
+    if kind == "kind":
+        try:
+            return book.kind(value).name.get(lang)
+        except KeyError:
+            return value
+    if kind == "infraction":
+        inf = book.infraction(value)
+        return inf.name.get(lang) if inf is not None else value
+    if kind == "role":
+        role = book.roles.get(value)
+        return role.name.get(lang) if role is not None else value
+    if kind == "level":
+        return next((lv.name.get(lang) for lv in book.levels if lv.id == value), value)
+    return value
+
+
+# parameters whose values are words of the catalogue itself: a value type, a cause
+WORDS = {"type": "type", "cause": "cause"}
+
+
+def _param(name: str, value: Any, lang: str, book: Rulebook | None) -> Any:
+    if isinstance(value, Mapping) and "ru" in value:
+        return str(value.get(lang) or value.get("ru") or "")
+    if name in WORDS and isinstance(value, str):
+        return catalogue(lang).get(f"{WORDS[name]}.{value}", value)
+    kind = KINDS.get(name)
+    if isinstance(value, list | tuple):
+        return ", ".join(str(_name(book, kind, v, lang)) if kind else str(v) for v in value)
+    if kind is not None and book is not None:
+        return _name(book, kind, value, lang)
+    return value
+
+
+def render(code: str, params: Mapping[str, Any] | None = None, lang: str = "en",
+           book: Rulebook | None = None) -> str:
+    """The text of a code in a language (English when the language lacks it)."""
+    lang = lang if lang in LANGS else "en"
+    template = catalogue(lang).get(code) or catalogue("en").get(code)
+    if template is None:
+        if is_code(code):
+            raise KeyError(f"message code {code!r} is in no catalogue")
+        return code  # a literal message not yet turned into a code
+    values = {k: _param(k, v, lang, book) for k, v in (params or {}).items()}
+    return template.format(**values)
+
+
+def reason_text(reason: Reason, lang: str = "en", book: Rulebook | None = None) -> str:
+    """A reason in words: the catalogue's text, and its source where it names one."""
+    text = render(reason.code, reason.params, lang, book)
+    if reason.source and reason.code not in ("rule.source",):
+        return f"{text} ({reason.source})"
+    return text
+
+
+def error_text(error: SudyaError, lang: str = "en", book: Rulebook | None = None) -> str:
+    """An error's whole line in a language."""
+    return error.render(lang, book)

@@ -1,0 +1,288 @@
+"""What every edge shows of a ruling: one typed view, built once from the engine's `Ruling`.
+
+`RulingView` is the scenario replay's ruling (the public contract, ../shared/spec/scenarios.md),
+the JSON API's response model, the templates' object and the CLI's `--json`. Readback from
+the ledger builds the same type from stored rows, so the layers cannot disagree: a mismatch is
+a validation error here, not a 500 at a venue. Keys that do not apply are left unset and so
+absent from the JSON (`model_dump(exclude_unset=True)`), exactly as the contract describes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sudya.engine.model import (
+    FOREVER,
+    ChoiceOption,
+    Offered,
+    PointsOption,
+    Reason,
+    Result,
+    Roster,
+    Ruling,
+    Sanction,
+)
+from sudya.messages import reason_text
+from sudya.rulebooks.schema import Rulebook
+
+Status = Literal["active", "disqualified", "suspended"]
+
+
+class View(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    def as_json(self) -> dict[str, Any]:
+        """The view as the contract's JSON: unset keys absent, dates as ISO strings."""
+        out: dict[str, Any] = self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+        return out
+
+
+class SanctionView(View):
+    """One sanction of a ruling."""
+
+    kind: str
+    amount: int | None = Field(default=None, description="Ore to mine; points are negative. "
+                               "Absent when the kind has no amount.")
+    score: str | None = Field(default=None, description="A fixed game result, the offender's "
+                              "score first.")
+    attached: bool = Field(default=False, description="Comes with another sanction by rule.")
+    subject: str | None = Field(default=None, description="When it lands on someone other "
+                                "than the ruling's subject.")
+    valid_until: dt.date | None = Field(default=None, description="The last day it is valid; "
+                                        "null: never expires; absent when the rulebook has "
+                                        "no validity windows.")
+
+    @classmethod
+    def of(cls, s: Sanction, ruling_subject: str | None, with_validity: bool) -> SanctionView:
+        """The view of an engine sanction (`ruling_subject`: None names every subject)."""
+        values: dict[str, Any] = {"kind": s.kind}
+        if s.amount is not None:
+            values["amount"] = s.amount
+        if s.score is not None:
+            values["score"] = s.score
+        if s.attached:
+            values["attached"] = True
+        if ruling_subject is not None and s.subject != ruling_subject:
+            values["subject"] = s.subject
+        if with_validity:
+            values["valid_until"] = None if s.valid_until in (None, FOREVER) else s.valid_until
+        return cls.model_construct(_fields_set=set(values), **values)
+
+
+class ChoiceOffer(View):
+    """One named choice of a judge's-choice ruling, with the sanctions it gives."""
+
+    choice: str
+    sanctions: list[SanctionView]
+
+
+class PointsChoice(View):
+    points: tuple[int, int] = Field(description="The range of points, mildest first.")
+
+
+class PointsOffer(View):
+    """A deduction the judge picks within a range, with the sanctions that come with it."""
+
+    choice: PointsChoice
+    with_: list[str] = Field(alias="with", serialization_alias="with")
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+
+Offer = SanctionView | ChoiceOffer | PointsOffer
+
+
+class ReasonView(View):
+    """A reason as data: its code (a key of the message catalogues), parameters, source."""
+
+    code: str
+    params: dict[str, Any] = {}
+    source: str = ""
+
+    @classmethod
+    def of(cls, r: Reason) -> ReasonView:
+        return cls.model_construct(_fields_set={"code", "params", "source"}, code=r.code,
+                                   params=dict(r.params), source=r.source)
+
+    def reason(self) -> Reason:
+        return Reason(self.code, self.params, self.source)
+
+
+class RulingView(View):
+    """One ruling, in the scenario replay format."""
+
+    event: str = Field(description="The event that caused it.")
+    subject: str
+    infraction: str | None
+    cause: str
+    sanctions: list[SanctionView]
+    pending: bool
+    offered: list[Offer] | None = Field(default=None, description="While pending: what the "
+                                        "rulebook offers (the table an aggravated decision "
+                                        "must exceed, or the choices of a range).")
+    aggravated: bool = False
+    revokes: str | None = None
+    resolves: str | None = None
+    resolved_by: str | None = None
+    applies_to: dict[str, str] | None = Field(default=None, description="Sanction kind → "
+                                              "what it applies to when not the current game "
+                                              "(`next-game`, `next-match`).")
+    round: int | None = None
+    edition: str = ""
+    notes: list[str] = Field(default=[], description="The reasons in English words; never "
+                             "parsed.")
+    reasons: list[ReasonView] = Field(default=[], description="The reasons as codes with "
+                                      "their parameters: render them from the catalogues.")
+
+    @classmethod
+    def of(cls, r: Ruling, with_validity: bool) -> RulingView:
+        values: dict[str, Any] = {
+            "event": r.event, "subject": r.subject, "infraction": r.infraction,
+            "cause": r.cause, "pending": r.pending,
+            "sanctions": [SanctionView.of(s, r.subject, with_validity) for s in r.sanctions],
+        }
+        if r.offered is not None:
+            values["offered"] = [_offer(o, with_validity) for o in r.offered]
+        if r.aggravated:
+            values["aggravated"] = True
+        for key in ("revokes", "resolves", "resolved_by", "applies_to", "round"):
+            value = getattr(r, key)
+            if value is not None:
+                values[key] = value
+        values["edition"] = r.edition
+        values["notes"] = [reason_text(n) for n in r.notes]
+        values["reasons"] = [ReasonView.of(n) for n in r.notes]
+        return cls.model_construct(_fields_set=set(values), **values)
+
+    def reason_list(self) -> list[Reason]:
+        return [r.reason() for r in self.reasons]
+
+
+def _offer(raw: Offered, with_validity: bool) -> Offer:
+    if isinstance(raw, Sanction):
+        return SanctionView.of(raw, None, with_validity)
+    if isinstance(raw, ChoiceOption):
+        return ChoiceOffer.model_construct(
+            choice=raw.choice,
+            sanctions=[SanctionView.of(s, None, with_validity) for s in raw.sanctions])
+    if isinstance(raw, PointsOption):
+        return PointsOffer.model_construct(
+            choice=PointsChoice.model_construct(points=(raw.least, raw.most)),
+            with_=list(raw.with_))
+    if "kind" in raw:
+        return SanctionView.model_validate(raw)
+    if isinstance(raw.get("choice"), dict):
+        return PointsOffer.model_validate(raw)
+    return ChoiceOffer.model_validate(raw)
+
+
+class SubjectView(View):
+    """A player or team after all events: status, sanctions by kind, points and ore."""
+
+    status: Status
+    sanctions: dict[str, int]
+    points: int
+    ore: int
+
+
+class StandingRow(View):
+    """A player's or team's line; the fields depend on how the rulebook scores."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    place: int | None = None
+    status: str | None = None
+    matches: int | None = None
+    wins: int | None = None
+    draws: int | None = None
+    losses: int | None = None
+    annulled: int | None = None
+    games: int | None = None
+    games_won: int | None = None
+    games_lost: int | None = None
+    match_points: int | float | None = None
+    game_points: int | float | None = None
+    deductions: int | float | None = None
+    card_points: int | float | None = None
+    total: int | float | None = None
+
+
+class StandingsView(View):
+    players: dict[str, StandingRow]
+    teams: dict[str, StandingRow]
+
+
+class RulebookRef(View):
+    id: str
+    edition: str
+
+
+class ReplayResult(View):
+    """The replay result (the conformance contract)."""
+
+    rulebook: RulebookRef
+    rulings: list[RulingView]
+    subjects: dict[str, SubjectView]
+    standings: StandingsView | None = None
+
+
+def offered_json(r: Ruling, with_validity: bool) -> list[dict[str, Any]] | None:
+    """What a pending ruling offers, as stored JSON."""
+    if r.offered is None:
+        return None
+    return [_offer(o, with_validity).as_json() for o in r.offered]
+
+
+def rulings_view(book: Rulebook, rulings: Iterable[Ruling]) -> list[RulingView]:
+    with_validity = book.validity is not None
+    return [RulingView.of(r, with_validity) for r in rulings]
+
+
+def subjects_view(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
+                  ) -> dict[str, SubjectView]:
+    """Per player and team: status, sanctions by kind, points and ore (revoked ones left out)."""
+    tally: dict[str, dict[str, Any]] = {}
+
+    def entry(sid: str) -> dict[str, Any]:
+        found = tally.get(sid)
+        if found is None:
+            found = tally[sid] = {"status": "active", "sanctions": {}, "points": 0, "ore": 0}
+        return found
+
+    for sid in [*roster.players, *roster.teams]:
+        entry(sid)
+    for r in rulings:
+        for s in r.sanctions:
+            if s.revoked:
+                continue
+            e = entry(s.subject)
+            e["sanctions"][s.kind] = e["sanctions"].get(s.kind, 0) + 1
+            kind = book.kind(s.kind)
+            if kind.tally == "points":
+                e["points"] += s.amount or 0
+            elif kind.tally == "ore":
+                e["ore"] += s.amount or 0
+            if kind.status == "suspended":
+                e["status"] = "suspended"
+            elif kind.status == "disqualified" and e["status"] != "suspended":
+                e["status"] = "disqualified"
+    return {sid: SubjectView.model_construct(**v) for sid, v in tally.items()}
+
+
+def replay_result(book: Rulebook, roster: Roster, rulings: list[Ruling],
+                  results: list[tuple[Result, int]]) -> ReplayResult:
+    """The replay result, from rulings however they were obtained (engine or ledger)."""
+    from sudya.standings import standings  # standings are optional output
+
+    values: dict[str, Any] = {
+        "rulebook": RulebookRef(id=book.id, edition=book.edition),
+        "rulings": rulings_view(book, rulings),
+        "subjects": subjects_view(book, roster, rulings),
+    }
+    table = standings(book, roster, rulings, results)
+    if table is not None:
+        values["standings"] = StandingsView.model_validate(table)
+    return ReplayResult.model_construct(_fields_set=set(values), **values)
