@@ -46,8 +46,8 @@ from sudya.engine.model import (
 from sudya.errors import RuleError, SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
-from sudya.views import offered_json
 from sudya.services import faults
+from sudya.views import offered_json
 
 
 class LedgerError(SudyaError):
