@@ -5,11 +5,13 @@ exactly as it was; the ledger keeps working afterwards."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
 from ledger_testkit import SLOW, events, scenario_of, snapshot
 
+from sudya.db.session import WRITE
 from sudya.errors import SudyaError
 from sudya.scenario import replay
 from sudya.services.imports import ImportRejected, import_csv
@@ -157,16 +159,71 @@ def test_a_row_the_database_refuses_is_a_rejected_row(ledger: Ledger, db_engine:
     assert snapshot(db_engine) == before
 
 
-def test_an_import_aborted_by_the_database_leaves_no_phantom(ledger: Ledger,
+def test_an_import_aborted_by_the_database_leaves_no_phantom(ledger: Ledger, db_url: str,
                                                              db_engine: sa.Engine,
                                                              tmp_path: Path,
                                                              berserk: tuple[int, int]) -> None:
+    """Every row passes and is applied to the cached engine; then the database itself ends
+    the transaction at COMMIT: PostgreSQL's server terminates the connection (what a DBA, a
+    failover or a crashed backend does), SQLite interrupts the COMMIT. The import raises the
+    database's error, nothing of the batch is stored, and the engine keeps no phantom of it
+    even after other writers have stored as many events (so that sequence numbers cannot
+    tell)."""
     _sid, tid = berserk
     before = snapshot(db_engine)
-    path = write(tmp_path / "players.csv", f"handle,table\nhank,\njill,{HUGE}\n")
-    with pytest.raises(Exception):  # noqa: B017 - whatever it raises, nothing may stay behind
-        import_csv(ledger, "players", path, tournament=tid, actor=ACTOR)
+    writing: list[Any] = []  # the DBAPI connection of each writing transaction
+    stopped: list[str] = []
+
+    def grab(conn: sa.Connection) -> None:
+        if conn.get_execution_options().get(WRITE):
+            writing.append(conn.connection.dbapi_connection)
+
+    def stop_the_commit(done: int, total: int) -> None:  # called after each row
+        if done < total:
+            return
+        dbapi = writing[-1]
+        if db_url.startswith("postgresql"):
+            with db_engine.connect() as admin:  # (waiting up to 10 s for the backend to go)
+                if admin.scalar(sa.text("SELECT pg_terminate_backend(:pid, 10000)"),
+                                {"pid": dbapi.info.backend_pid}):
+                    stopped.append("terminated")
+            return
+        statements: list[str] = []
+
+        def interrupt() -> int:  # SQLite calls it between steps; non-zero stops the statement
+            if statements[-1:] == ["COMMIT"] and not stopped:
+                stopped.append("COMMIT")
+                return 1
+            return 0
+
+        dbapi.set_trace_callback(statements.append)
+        dbapi.set_progress_handler(interrupt, 1)
+
+    path = write(tmp_path / "players.csv", "handle,name,table\nhank,Hank,3\njill,Jill,4\n")
+    sa.event.listen(db_engine, "begin", grab)
+    try:
+        with pytest.raises(sa.exc.OperationalError) as err:
+            import_csv(ledger, "players", path, tournament=tid, actor=ACTOR,
+                       progress=stop_the_commit)
+    finally:
+        sa.event.remove(db_engine, "begin", grab)
+        if not db_url.startswith("postgresql"):
+            for dbapi in writing:
+                dbapi.set_progress_handler(None, 0)
+                dbapi.set_trace_callback(None)
+    if db_url.startswith("postgresql"):
+        assert (stopped, type(err.value.orig).__name__) == (["terminated"], "AdminShutdown")
+    else:
+        assert (stopped, str(err.value.orig)) == (["COMMIT"], "interrupted")
     assert snapshot(db_engine) == before
-    Ledger(db_engine).record(tournament=tid, infraction=SLOW, player="alice")
-    with pytest.raises(LedgerError, match="unknown player 'hank'"):
-        ledger.record(tournament=tid, infraction=SLOW, player="hank")
+
+    other = Ledger(db_engine)
+    other.record(tournament=tid, infraction=SLOW, player="alice")
+    other.record(tournament=tid, infraction=SLOW, player="carol")
+    for ghost in ("hank", "jill"):
+        with pytest.raises(LedgerError, match=f"unknown player '{ghost}'"):
+            ledger.record(tournament=tid, infraction=SLOW, player=ghost)
+    assert ledger.record(tournament=tid, infraction=SLOW, player="alice")[0].cause == "repeat"
+    # the same file goes in whole once the database lets it
+    assert import_csv(ledger, "players", path, tournament=tid, actor=ACTOR) == 2
+    assert ledger.record(tournament=tid, infraction=SLOW, player="jill")[0].cause == "table"
