@@ -35,9 +35,12 @@ class SudyaError(Exception):
 
         return one_line(render(self.code, self.params, lang, book))
 
+    def where_text(self, lang: str = "en") -> str:
+        return self.where
+
     def render(self, lang: str = "en", book: Any = None) -> str:
         """`where: field: message`, one line."""
-        parts = [p for p in (self.where, self.field) if p]
+        parts = [p for p in (self.where_text(lang), self.field) if p]
         return one_line(": ".join([*parts, self.text(lang, book)]))
 
     @property
@@ -55,9 +58,24 @@ class RulebookError(SudyaError):
 
 
 class ScenarioError(SudyaError):
-    """A scenario that is wrong: names the event and the field."""
+    """A scenario that is wrong: names the event (its id and 1-based position) and the field."""
 
     code = "scenario"
+
+    def __init__(self, code: str | None = None, *, field: str = "", where: str = "",
+                 at: tuple[str | None, int] | None = None, **params: Any) -> None:
+        super().__init__(code, field=field, where=where, **params)
+        self.at = at  # the event: its id (None when it has none) and 1-based position
+
+    def where_text(self, lang: str = "en") -> str:
+        if self.at is None:
+            return self.where
+        from sudya.messages import render
+
+        event, position = self.at
+        if event is None:
+            return render("where.position", {"position": position}, lang)
+        return render("where.event", {"event": event, "position": position}, lang)
 
 
 class RuleError(SudyaError):

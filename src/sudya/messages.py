@@ -1,7 +1,8 @@
 """Message codes rendered to text: the catalogues (ru, en) and the rulebook's own wording.
 
 Every reason an engine gives and every error a user sees is a code with parameters
-(`Reason`, `SudyaError`). Its text comes from `locale/codes/{lang}.po`, a gettext catalogue
+(`Reason`, `SudyaError`). Its text comes from `locale/codes/{lang}.po` (and `AREA.{lang}.po`
+beside it for one area of the program, such as the deck checks), a gettext catalogue
 whose msgid is the code and whose msgstr is a `str.format` template. Parameters that are ids
 of a rulebook (an infraction, a sanction kind, a role, a level) are shown by their name when
 the rulebook is at hand; a parameter written `{"ru": …, "en": …}` is the rulebook's own text.
@@ -34,11 +35,15 @@ KINDS = {"kind": "kind", "from": "kind", "to": "kind", "kinds": "kind", "offered
 
 @functools.cache
 def catalogue(lang: str) -> dict[str, str]:
-    """code -> template, for one language."""
-    path = CATALOGUES / f"{lang}.po"
-    with path.open("rb") as f:
-        cat = read_po(f, locale=lang)
-    return {str(msg.id): str(msg.string) for msg in cat if msg.id and msg.string}
+    """code -> template, for one language (`{lang}.po` and each `AREA.{lang}.po`)."""
+    out: dict[str, str] = {}
+    for path in sorted(CATALOGUES.glob(f"*{lang}.po")):
+        if path.name not in (f"{lang}.po",) and not path.name.endswith(f".{lang}.po"):
+            continue
+        with path.open("rb") as f:
+            cat = read_po(f, locale=lang)
+        out.update({str(msg.id): str(msg.string) for msg in cat if msg.id and msg.string})
+    return out
 
 
 def is_code(value: str) -> bool:

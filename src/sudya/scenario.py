@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import json
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from sudya.bulk import paused_gc
-from sudya.engine.core import Engine, sanction_json
+from sudya.engine.core import Engine
 from sudya.engine.model import (
     Appeal,
     Decision,
@@ -32,37 +30,9 @@ from sudya.engine.model import (
 from sudya.errors import RulebookError, RuleError, ScenarioError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
+from sudya.views import RulingView, replay_result
 
 EVENT_KEYS = ("infraction", "end-of-match", "tournament", "decision", "appeal", "result")
-
-
-def load_scenario_file(path: str | Path) -> dict[str, Any]:
-    """Read a scenario from YAML or JSON; malformed files raise ScenarioError."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"{p}: cannot read: {exc.strerror}") from exc
-    if p.suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ScenarioError(f"{p}:{exc.lineno}: malformed JSON: {exc.msg}") from exc
-    else:
-        try:
-            data = loader.parse_yaml(text, str(p))
-        except RulebookError as exc:
-            raise ScenarioError(str(exc)) from exc
-        data = loader._plain(data)
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{p}: a scenario must be a mapping of keys")
-    base = p.parent
-    ref = data.get("rulebook")
-    if isinstance(ref, str) and ("/" in ref or ref.endswith((".yaml", ".yml"))):
-        candidate = (base / ref)
-        if candidate.is_file():
-            data["rulebook"] = str(candidate)
-    return data
 
 
 def _date(value: Any, where: str) -> dt.date:
@@ -292,12 +262,15 @@ class Replay:
         """Replay every event; a refused event raises ScenarioError naming it."""
         engine = Engine(self.book, self.roster, self.tournament)
         with paused_gc():
-            for label, event in self.events:
+            for pos, (label, event) in enumerate(self.events, start=1):
                 try:
                     engine.apply(event)
                 except RuleError as exc:
-                    field = f"{_field_prefix(event)}{exc.field}: " if exc.field else ""
-                    raise ScenarioError(f"{label}: {field}{exc.message}") from exc
+                    named = label != f"event #{pos}"
+                    raise ScenarioError(
+                        exc.code, at=(event.id if named else None, pos),
+                        field=f"{_field_prefix(event)}{exc.field}" if exc.field else "",
+                        **exc.params) from exc
         return engine, engine.rulings
 
 
@@ -310,68 +283,14 @@ def _field_prefix(event: Event) -> str:
 
 
 def ruling_json(r: Ruling, with_validity: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "event": r.event,
-        "subject": r.subject,
-        "infraction": r.infraction,
-        "cause": r.cause,
-        "sanctions": [sanction_json(s, r.subject, with_validity) for s in r.sanctions],
-        "pending": r.pending,
-    }
-    if r.offered is not None:
-        out["offered"] = r.offered
-    if r.aggravated:
-        out["aggravated"] = True
-    for key in ("revokes", "resolves", "resolved_by", "applies_to"):
-        value = getattr(r, key)
-        if value is not None:
-            out[key] = value
-    if r.round is not None:
-        out["round"] = r.round
-    out["edition"] = r.edition
-    out["notes"] = [n for n in r.notes if n]
-    return out
-
-
-def subjects_json(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> dict[str, Any]:
-    """Per player and team: status, sanctions by kind, points and ore (revoked ones left out)."""
-    subjects: dict[str, dict[str, Any]] = {}
-    for sid in [*roster.players, *roster.teams]:
-        subjects[sid] = {"status": "active", "sanctions": {}, "points": 0, "ore": 0}
-    for r in rulings:
-        for s in r.sanctions:
-            if s.revoked:
-                continue
-            entry = subjects.setdefault(
-                s.subject, {"status": "active", "sanctions": {}, "points": 0, "ore": 0})
-            entry["sanctions"][s.kind] = entry["sanctions"].get(s.kind, 0) + 1
-            kind = book.kind(s.kind)
-            if kind.tally == "points":
-                entry["points"] += s.amount or 0
-            elif kind.tally == "ore":
-                entry["ore"] += s.amount or 0
-            if kind.status == "suspended":
-                entry["status"] = "suspended"
-            elif kind.status == "disqualified" and entry["status"] != "suspended":
-                entry["status"] = "disqualified"
-    return subjects
+    """One ruling in the replay output format."""
+    return RulingView.of(r, with_validity).as_json()
 
 
 def result_json(book: Rulebook, roster: Roster, rulings: list[Ruling],
                 results: list[tuple[Result, int]]) -> dict[str, Any]:
     """The replay output format, from rulings however they were obtained."""
-    from sudya.standings import standings  # local: standings are optional output
-
-    with_validity = book.validity is not None
-    out: dict[str, Any] = {
-        "rulebook": {"id": book.id, "edition": book.edition},
-        "rulings": [ruling_json(r, with_validity) for r in rulings],
-        "subjects": subjects_json(book, roster, rulings),
-    }
-    table = standings(book, roster, rulings, results)
-    if table is not None:
-        out["standings"] = table
-    return out
+    return replay_result(book, roster, rulings, results).as_json()
 
 
 def replay(scenario: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from sudya.cli.main import UsageError, app, out
+from sudya.cli.main import UsageError, app, cli_lang, out
 from sudya.engine.model import Ruling
 
 Db = Annotated[str | None, typer.Option("--db", envvar="SUDYA_DATABASE_URL",
@@ -90,6 +90,7 @@ def _date(text: str | None, field: str) -> dt.date | None:
 
 
 def _print_rulings(rulings: list[Ruling], as_json: bool) -> None:
+    from sudya.messages import reason_text
     from sudya.scenario import ruling_json
 
     if as_json:
@@ -107,7 +108,7 @@ def _print_rulings(rulings: list[Ruling], as_json: bool) -> None:
     out.print(table)
     for r in rulings:
         for note in r.notes:
-            out.print(f"  {r.event}/{r.subject}: {note}")
+            out.print(f"  {r.event}/{r.subject}: {reason_text(note, cli_lang())}")
 
 
 # ---------------------------------------------------------------------- database
@@ -430,7 +431,7 @@ def import_scenario_cmd(file: Annotated[Path, typer.Argument(help="scenario file
                         db: Db = None) -> None:
     """Записать сценарий в журнал и вывести прочитанное из базы. Record a scenario; print
     the rulings and subjects read back from the database."""
-    from sudya.scenario import load_scenario_file
+    from sudya.scenario_file import load_scenario_file
     from sudya.services.scenarios import import_scenario, imported_json
 
     scenario = load_scenario_file(file)

@@ -65,8 +65,8 @@ def replay(
     file: Annotated[Path, typer.Argument(help="scenario file (YAML or JSON)")],
 ) -> None:
     """Проиграть сценарий и вывести решения (JSON). Replay a scenario, print rulings as JSON."""
-    from sudya.scenario import load_scenario_file
     from sudya.scenario import replay as run
+    from sudya.scenario_file import load_scenario_file
 
     result = run(load_scenario_file(file))
     sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -239,8 +239,8 @@ def rulebook_precedent(
 @app.command()
 def demo(lang: Lang = "ru") -> None:
     """Демонстрация: проиграть встроенный сценарий турнира. Replay a demo tournament."""
-    from sudya.scenario import load_scenario_file
     from sudya.scenario import replay as run
+    from sudya.scenario_file import load_scenario_file
 
     lang = _lang(lang)
     path = Path(__file__).parent.parent / "demo" / "berserk-demo.yaml"
@@ -259,16 +259,14 @@ def demo(lang: Lang = "ru") -> None:
     out.print(f"sudya replay {path}")
 
 
-def _localised(message: str) -> str:
-    """Russian first (SUDYA_LANG=en for English): known engine messages are translated."""
-    from sudya.web import i18n
+def cli_lang() -> str:
+    """Russian first; SUDYA_LANG=en for English."""
+    return "en" if os.environ.get("SUDYA_LANG") == "en" else "ru"
 
-    lang = i18n.pick(os.environ.get("SUDYA_LANG"))
-    token = i18n.current_lang.set(lang)
-    try:
-        return i18n.rule_message(message)
-    finally:
-        i18n.current_lang.reset(token)
+
+def _localised(exc: SudyaError) -> str:
+    """An error's line in the CLI's language, from the message catalogues."""
+    return exc.render(cli_lang())
 
 
 def main() -> None:
@@ -284,7 +282,7 @@ def main() -> None:
     try:
         app()
     except SudyaError as exc:
-        sys.stderr.write(f"sudya: {_localised(str(exc))}\n")
+        sys.stderr.write(f"sudya: {_localised(exc)}\n")
         sys.exit(2)
     except SQLAlchemyError as exc:
         first = (str(getattr(exc, "orig", None) or exc).splitlines() or [""])[0]

@@ -106,7 +106,7 @@ class Engine:
         self.revocations: list[Sanction] = []  # in the order they were revoked
         self._tournament_dates = {tournament.index: tournament.date}
         self._spec_cache: dict[str, dict[str, Detail]] = {}
-        self._note_cache: dict[str, list[str]] = {}
+        self._note_cache: dict[str, list[Reason]] = {}
         self._context: tuple[Tournament, dict[str, Any]] | None = None
 
     # ------------------------------------------------------------------ dispatch

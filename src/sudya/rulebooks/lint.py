@@ -25,7 +25,7 @@ def lint(ref: str, lang: str = "en") -> list[Finding]:
     try:
         book = loader.load(ref)
     except RulebookError as exc:
-        problems = exc.context.get("problems") or [str(exc)]
+        problems = exc.params.get("problems") or [str(exc)]
         return [Finding("error", "", p) for p in problems]  # the message names the file
     return lint_book(book, lang)
 

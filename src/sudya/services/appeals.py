@@ -27,7 +27,7 @@ REVOKING = ("appeal", "cancellation", "correction")
 def _tournament(s: Session, tournament_id: int) -> m.Tournament:
     t = s.get(m.Tournament, tournament_id)
     if t is None:
-        raise LedgerError(f"unknown tournament {tournament_id!r}", field="tournament")
+        raise LedgerError("tournament.unknown", field="tournament", tournament=tournament_id)
     return t
 
 
@@ -90,7 +90,7 @@ def file_appeal(ledger: Ledger, *, tournament: int, event: str, appellant: str,
     actor = actor or Actor()
     reason = reason.strip()
     if len(reason) > 1000:
-        raise LedgerError("at most 1000 characters", field="reason")
+        raise LedgerError("text.too-long", field="reason", max=1000)
     try:
         with ledger.uow().begin() as s:
             if idempotency_key:
@@ -100,20 +100,18 @@ def file_appeal(ledger: Ledger, *, tournament: int, event: str, appellant: str,
                     return int(done)
             targets = [a for a in appealable(s, tournament) if a["event"] == event]
             if not targets:
-                raise LedgerError(f"there is no ruling for event {event!r} to appeal",
-                                  field="event")
+                raise LedgerError("event.nothing-to-appeal", field="event",
+                                  event=event)
             if any(a["final"] for a in targets):
-                raise LedgerError(f"the ruling for event {event!r} was given by the "
-                                  f"{targets[0]['judge_role']}, whose decisions are final",
-                                  field="event")
+                raise LedgerError("appeal.final", field="event", event=event,
+                                  role=targets[0]["judge_role"])
             if appellant not in {a["subject"] for a in targets}:
-                raise LedgerError(f"{appellant!r} is not the subject of this ruling",
-                                  field="appellant")
+                raise LedgerError("appeal.not-subject", field="appellant",
+                                  appellant=appellant)
             if s.scalar(select(m.AppealRequest.id).where(
                     m.AppealRequest.tournament_id == tournament,
                     m.AppealRequest.event_ext_id == event)) is not None:
-                raise LedgerError(f"the ruling for event {event!r} is already appealed",
-                                  field="event")
+                raise LedgerError("appeal.requested", field="event", event=event)
             row = m.AppealRequest(tournament_id=tournament, event_ext_id=event,
                                   appellant=appellant, reason=reason,
                                   idempotency_key=idempotency_key, created_by=actor.name,
@@ -122,5 +120,4 @@ def file_appeal(ledger: Ledger, *, tournament: int, event: str, appellant: str,
             s.flush()
             return int(row.id)
     except IntegrityError:  # another request got there first (PostgreSQL, no series lock)
-        raise LedgerError(f"the ruling for event {event!r} is already appealed",
-                          field="event") from None
+        raise LedgerError("appeal.requested", field="event", event=event) from None

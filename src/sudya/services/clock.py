@@ -19,15 +19,15 @@ def start_round(ledger: Ledger, *, tournament: int, round: int, minutes: int,
     """Start round `round` now, lasting `minutes`; a retry with the same key starts nothing."""
     actor = actor or Actor()
     if not 0 <= round <= 1000:
-        raise LedgerError("must be between 0 and 1000", field="round")
+        raise LedgerError("value.between", field="round", least=0, most=1000)
     if not 1 <= minutes <= MAX_MINUTES:
-        raise LedgerError(f"must be between 1 and {MAX_MINUTES}", field="minutes")
+        raise LedgerError("value.between", field="minutes", least=1, most=MAX_MINUTES)
     # the key is the request's id: a double submit of the same form finds the first row
     request_id = (idempotency_key or actor.request_id)[:64]
     with ledger.uow().begin() as s:
         t = s.get(m.Tournament, tournament)
         if t is None:
-            raise LedgerError(f"unknown tournament {tournament!r}", field="tournament")
+            raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
         if idempotency_key:
             done = s.scalar(select(m.RoundClock.id).where(
                 m.RoundClock.tournament_id == tournament,

@@ -22,7 +22,7 @@ CSV_COLUMNS = ["tournament", "date", "event", "subject", "infraction", "cause", 
 def _series(s: Session, name: str) -> m.Series:
     row = s.scalar(select(m.Series).where(m.Series.name == name))
     if row is None:
-        raise LedgerError(f"unknown series {name!r}", field="series")
+        raise LedgerError("series.unknown", field="series", series=name)
     return row
 
 

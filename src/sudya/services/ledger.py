@@ -55,11 +55,6 @@ class LedgerError(SudyaError):
 
     code = "ledger"
 
-    def __init__(self, message: str, *, field: str = "", **context: Any) -> None:
-        super().__init__(f"{field}: {message}" if field else message, **context)
-        self.field = field
-        self.bare = message
-
 
 @dataclass
 class Actor:
@@ -122,7 +117,7 @@ class Ledger:
         book = _load_book(rulebook)
         with self.uow().begin() as s:
             if s.scalar(select(m.Series.id).where(m.Series.name == name)) is not None:
-                raise LedgerError(f"a series named {name!r} already exists", field="name")
+                raise LedgerError("series.exists", field="name", name=name)
             series = m.Series(name=name, rulebook=book.id, last_seq=0,
                               created_by=actor.name, request_id=actor.request_id)
             s.add(series)
@@ -153,17 +148,17 @@ class Ledger:
             self._lock_series(s, row.id)
             book = _load_book(row.rulebook, edition)
             if book.levels and level not in book.level_ids():
-                raise LedgerError(f"level must be one of {', '.join(book.level_ids())}",
-                                  field="level")
+                raise LedgerError("level.not-one-of", field="level",
+                                  levels=list(book.level_ids()))
             if not book.levels and level is not None:
-                raise LedgerError(f"{book.id} has no levels", field="level")
+                raise LedgerError("level.none", field="level", rulebook=book.id)
             for key in settings or {}:
                 if key not in book.settings:
-                    raise LedgerError(f"unknown setting {key!r}", field=f"settings.{key}")
+                    raise LedgerError("setting.unknown", field=f"settings.{key}",
+                                      setting=key)
             if s.scalar(select(m.Tournament.id).where(
                     m.Tournament.series_id == row.id, m.Tournament.name == name)) is not None:
-                raise LedgerError(f"the series already has a tournament named {name!r}",
-                                  field="name")
+                raise LedgerError("tournament.exists", field="name", name=name)
             position = len(row.tournaments)
             t = m.Tournament(series_id=row.id, position=position, name=name,
                              edition=book.edition, level=level, settings=dict(settings or {}),
@@ -184,19 +179,19 @@ class Ledger:
         actor = actor or Actor()
         _require(handle, "handle")
         if table is not None and not 0 < table <= 100_000:
-            raise LedgerError("a table number from 1 to 100000", field="table")
+            raise LedgerError("table.out-of-range", field="table")
         with self._tx(session) as s:
             t, series = self._tournament(s, tournament)
             self._lock_series(s, series.id)
             if self._team(s, series, handle) is not None:
-                raise LedgerError(f"{handle!r} is a team's id", field="handle")
+                raise LedgerError("handle.is-team", field="handle", handle=handle)
             person = self._person(s, handle, name, actor)
             if s.scalar(select(m.Entry.id).where(m.Entry.tournament_id == t.id,
                                                  m.Entry.person_id == person.id)):
-                raise LedgerError(f"{handle!r} is already registered", field="handle")
+                raise LedgerError("handle.registered", field="handle", handle=handle)
             team_row = self._team(s, series, team) if team else None
             if team and team_row is None:
-                raise LedgerError(f"unknown team {team!r}", field="team")
+                raise LedgerError("team.unknown", field="team", team=team)
             s.add(m.Entry(tournament_id=t.id, person_id=person.id,
                           team_id=team_row.id if team_row else None, table_no=table,
                           created_by=actor.name, request_id=actor.request_id))
@@ -215,7 +210,7 @@ class Ledger:
             t, series = self._tournament(s, tournament)
             self._lock_series(s, series.id)
             if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is not None:
-                raise LedgerError(f"{handle!r} is a player's id", field="handle")
+                raise LedgerError("handle.is-player", field="handle", handle=handle)
             row = self._team(s, series, handle)
             if row is None:
                 row = m.Team(series_id=series.id, handle=handle, name=name or handle,
@@ -232,8 +227,8 @@ class Ledger:
                                   created_by=actor.name, request_id=actor.request_id))
                     new_players.append(member)
                 elif entry.team_id not in (None, row.id):
-                    raise LedgerError(f"{member!r} already plays for another team",
-                                      field="members")
+                    raise LedgerError("team.member-elsewhere", field="members",
+                                      member=member)
                 else:
                     entry.team_id = row.id
             s.flush()
@@ -251,11 +246,11 @@ class Ledger:
             t, series = self._tournament(s, tournament)
             book = _load_book(series.rulebook, t.edition)
             if role not in book.roles:
-                raise LedgerError(f"unknown role {role!r} (roles: {', '.join(book.roles)})",
-                                  field="role")
+                raise LedgerError("role.unknown", field="role", role=role,
+                                  roles=list(book.roles))
             if s.scalar(select(m.Staff.id).where(m.Staff.tournament_id == t.id,
                                                  m.Staff.handle == handle)):
-                raise LedgerError(f"{handle!r} is already on the staff", field="handle")
+                raise LedgerError("staff.exists", field="handle", handle=handle)
             s.add(m.Staff(tournament_id=t.id, handle=handle, name=name or handle, role=role,
                           official=official, created_by=actor.name,
                           request_id=actor.request_id))
@@ -356,8 +351,8 @@ class Ledger:
         except IntegrityError as exc:
             self._forget(tournament)
             if "ext_id" in str(exc.orig):
-                raise LedgerError(f"event id {event_id!r} is already used",
-                                  field="event_id") from None
+                raise LedgerError("event.id-used", field="event_id",
+                                  event=event_id) from None
             raise
 
     def _append(self, s: Session, series: SeriesRef, t: TournamentRef, kind: str,
@@ -372,8 +367,7 @@ class Ledger:
             done = s.scalar(select(m.Event).where(m.Event.idempotency_key == idempotency_key))
             if done is not None:
                 if done.series_id != series.id or done.kind != kind:
-                    raise LedgerError("this key was used for another request",
-                                      field="idempotency_key")
+                    raise LedgerError("key.reused", field="idempotency_key")
                 raise _Retried(done.id)
         ext_id = event_id or f"e{seq}"
         if kind == "roster":
@@ -513,7 +507,7 @@ class Ledger:
         with paused_gc():
             state = self._replay_all(s, series, events)
         if state is None:
-            raise LedgerError("the series has no tournament yet", field="tournament")
+            raise LedgerError("series.no-tournament", field="tournament")
         return state
 
     def _replay_all(self, s: Session, series: SeriesRef, events: list[m.Event]
@@ -522,7 +516,7 @@ class Ledger:
         for ev in events:
             if state is None:
                 if ev.kind != "tournament":
-                    raise LedgerError("the series' first stored event is not a tournament")
+                    raise LedgerError("series.corrupt-start")
                 p = ev.payload
                 book = _load_book(series.rulebook, p["edition"])
                 engine = RulesEngine(book, Roster(players=[]), Tournament(
@@ -559,17 +553,17 @@ class Ledger:
         if kind == "infraction":
             offender = p.get("team") or p.get("player")
             if not offender:
-                raise LedgerError("name the player (or the team)", field="player")
+                raise LedgerError("offender.required", field="player")
             known = roster.teams if p.get("team") else roster.team_of.keys() | set(
                 roster.players)
             if offender not in known:
                 field = "team" if p.get("team") else "player"
-                raise LedgerError(f"unknown {field} {offender!r}", field=field)
+                raise LedgerError(f"{field}.unknown", field=field, **{field: offender})
             if p.get("judge") is not None and p["judge"] not in roster.judges:
-                raise LedgerError(f"unknown judge {p['judge']!r}", field="judge")
+                raise LedgerError("judge.unknown", field="judge", judge=p["judge"])
             if state.engine.book.infraction(p["infraction"]) is None:
-                raise LedgerError(f"unknown infraction {p['infraction']!r}",
-                                  field="infraction")
+                raise LedgerError("infraction.unknown", field="infraction",
+                                  infraction=p["infraction"])
             date = dt.date.fromisoformat(p["date"]) if p.get("date") else None
             return Offence(id=ext_id, infraction=p["infraction"], offender=offender,
                            judge=p.get("judge"), round=p.get("round"), date=date,
@@ -578,7 +572,7 @@ class Ledger:
             return EndOfMatch(id=ext_id, round=p.get("round"))
         if kind == "appeal":
             if p["outcome"] not in ("upheld", "overturned", "frivolous"):
-                raise LedgerError("must be upheld, overturned or frivolous", field="outcome")
+                raise LedgerError("appeal.outcome-invalid", field="outcome")
             self._known_judge(roster, p.get("judge"))
             return Appeal(id=ext_id, of=p["of"], outcome=p["outcome"], judge=p.get("judge"),
                           choice=p.get("choice"))
@@ -594,15 +588,15 @@ class Ledger:
         if kind == "result":
             for player in p["players"]:
                 if player not in roster.players:
-                    raise LedgerError(f"unknown player {player!r}", field="players")
+                    raise LedgerError("player.unknown", field="players", player=player)
             return Result(id=ext_id, players=(p["players"][0], p["players"][1]),
                           score=(int(p["score"][0]), int(p["score"][1])), round=p.get("round"))
-        raise LedgerError(f"unknown event kind {kind!r}")
+        raise LedgerError("event.kind-unknown", kind=kind)
 
     @staticmethod
     def _known_judge(roster: Roster, judge: str | None) -> None:
         if judge is not None and judge not in roster.judges:
-            raise LedgerError(f"unknown judge {judge!r}", field="judge")
+            raise LedgerError("judge.unknown", field="judge", judge=judge)
 
     # ------------------------------------------------------------------ lookups
     @staticmethod
@@ -615,7 +609,7 @@ class Ledger:
         row = (s.get(m.Series, ref) if isinstance(ref, int) else
                s.scalar(select(m.Series).where(m.Series.name == ref)))
         if row is None:
-            raise LedgerError(f"unknown series {ref!r}", field="series")
+            raise LedgerError("series.unknown", field="series", series=ref)
         return row
 
     def _place(self, s: Session, tournament: int) -> tuple[SeriesRef, TournamentRef]:
@@ -629,7 +623,7 @@ class Ledger:
     def _tournament(self, s: Session, tournament: int) -> tuple[m.Tournament, m.Series]:
         t = s.get(m.Tournament, tournament)
         if t is None:
-            raise LedgerError(f"unknown tournament {tournament!r}", field="tournament")
+            raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
         return t, t.series
 
     def _person(self, s: Session, handle: str, name: str | None, actor: Actor) -> m.Person:
@@ -668,7 +662,7 @@ def _rule(state: _State, event: Event) -> list[Ruling]:
     try:
         return state.engine.apply(event)
     except RuleError as exc:
-        raise LedgerError(exc.message, field=exc.field) from exc
+        raise LedgerError(exc.code, field=exc.field, **exc.params) from exc
 
 
 def _load_book(rulebook: str, edition: str | None = None) -> Rulebook:
@@ -680,7 +674,7 @@ def _load_book(rulebook: str, edition: str | None = None) -> Rulebook:
 
 def _require(value: str | None, field: str) -> None:
     if value is None or not str(value).strip():
-        raise LedgerError("required", field=field)
+        raise LedgerError("value.required", field=field)
 
 
 def _jsonable_list(items: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:

@@ -20,7 +20,7 @@ from sudya.standings import standings
 def _tournament(s: Session, tournament_id: int) -> m.Tournament:
     t = s.get(m.Tournament, tournament_id)
     if t is None:
-        raise LedgerError(f"unknown tournament {tournament_id!r}", field="tournament")
+        raise LedgerError("tournament.unknown", field="tournament", tournament=tournament_id)
     return t
 
 
@@ -68,14 +68,14 @@ def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
                if pos == t.position]
     table = standings(book, roster, rulings, results, always=True)
     if table is None:
-        raise LedgerError(f"{book.id} does not say how results score", field="tournament")
+        raise LedgerError("scoring.none", field="tournament", rulebook=book.id)
     return table
 
 
 def person_history(s: Session, handle: str, on: dt.date) -> list[dict[str, Any]]:
     """Every ruling about a person (and the sanctions they bear) in every tournament."""
     if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is None:
-        raise LedgerError(f"unknown person {handle!r}", field="person")
+        raise LedgerError("person.unknown", field="person", person=handle)
     revoked = set(s.scalars(select(m.Revocation.sanction_id)))
     rows = s.scalars(
         select(m.Ruling).where(

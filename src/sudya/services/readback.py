@@ -27,7 +27,8 @@ def stored_reason(raw: Any) -> Reason:
 def _to_engine(row: m.Ruling, revoked: set[int], position: int = 0) -> Ruling:
     ruling = Ruling(event=row.event_ext_id, subject=row.subject, infraction=row.infraction,
                     cause=row.cause, pending=row.pending, offered=row.offered,
-                    notes=[stored_reason(n) for n in row.notes or []], revokes=row.revokes, resolves=row.resolves,
+                    notes=[stored_reason(n) for n in row.notes or []], revokes=row.revokes,
+                    resolves=row.resolves,
                     aggravated=row.aggravated, applies_to=row.applies_to, round=row.round,
                     judge=row.judge, edition=row.edition, details=dict(row.details or {}),
                     seq=row.position, ref=row.id, tournament=position)

@@ -14,12 +14,13 @@ from sudya.db import models as m
 from sudya.engine.model import Ruling
 from sudya.errors import SudyaError
 from sudya.rulebooks import loader
-from sudya.rulebooks.describe import explain, note_translations
+from sudya.rulebooks.describe import explain
 from sudya.rulebooks.schema import Infraction, Rulebook
 from sudya.services.appeals import requests as appeal_requests
 from sudya.services.clock import round_clock
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import person_history, tournament_standings, tournament_summary
+from sudya.services.readback import stored_reason
 from sudya.web import forms, i18n, views
 from sudya.web.auth import AuthError, login, revoke
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
@@ -146,7 +147,7 @@ async def record_preview(ctx: C, tid: int, request: Request) -> Response:
             rulings = ctx.ledger.preview(tournament=tid, judge=roles.judge_handle,
                                          **_record_args(parsed))
         except LedgerError as exc:
-            errors[forms.error_field(exc.field)] = i18n.rule_message(exc.bare)
+            errors[forms.error_field(exc.field)] = i18n.error(exc, book)
         else:
             data.update(rulings=[_explained(book, r) for r in rulings],
                         key=uuid.uuid4().hex, parsed=parsed,
@@ -176,7 +177,7 @@ async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
                                     idempotency_key=key, actor=_actor(ctx),
                                     **_record_args(parsed))
     except LedgerError as exc:
-        return ctx.render("error.html", status=422, message=i18n.rule_message(exc.bare))
+        return ctx.render("error.html", status=422, message=i18n.error(exc, book))
     event = rulings[0].event if rulings else ""
     if forms.is_htmx(request):
         return Response(status_code=204, headers={"HX-Redirect": f"/t/{tid}?recorded={event}"})
@@ -208,23 +209,14 @@ def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
                        "subject": s.subject if s.subject != r.subject else None,
                        "valid_until": s.valid_until} for s in r.sanctions],
         "cause": i18n.cause(r.cause),
-        # the rulebook's own interpretation notes (in the reader's language) replace the
-        # engine's English copies of them
-        "notes": [_note(book, n) for n in r.notes if not n.startswith("interpretation: ")],
+        # the interpretations and the source are shown from the rulebook itself below
+        "notes": [i18n.reason(n, book) for n in r.notes
+                  if n.code not in ("rule.interpretation", "rule.source")],
         "source": inf.source if inf else "",
         "interpretations": exp.interpretations if exp else [],
         "conflicts": exp.conflicts if exp else [],
         "cells": {_level_name(book, lv): cell for lv, cell in (exp.cells if exp else {}).items()},
     }
-
-
-def _note(book: Rulebook, note: str) -> str:
-    """An engine note in the reader's language: the rulebook's own Russian where it has one."""
-    if i18n.current_lang.get() == "ru":
-        ru = note_translations(book).get(note)
-        if ru is not None:
-            return ru
-    return i18n.rule_message(note)
 
 
 def _level_name(book: Rulebook, level: str) -> str:
@@ -274,7 +266,7 @@ def person(ctx: C, tid: int, handle: str) -> Response:
         e["cause_text"] = i18n.cause(e["cause"])
         e["sanctions"] = views.sanctions(their, e["sanctions"])
         # an appeal's outcome is in its note (upheld, overturned, frivolous)
-        e["outcome"] = [i18n.rule_message(n) for n in e["notes"] or []
+        e["outcome"] = [i18n.reason(stored_reason(n), their) for n in e["notes"] or []
                         if e["cause"] == "appeal"]
     appeals = [{**a, "outcome": views.outcome_text(a["decision"]["outcome"])
                 if a["decision"] else None}

@@ -144,8 +144,7 @@ async def file(ctx: C, tid: int, request: Request) -> Response:
                             reason=reason, idempotency_key=str(form.get("key", "")) or None,
                             actor=views.actor(ctx))
     except LedgerError as exc:
-        errors[views.error_field(exc.field, ("reason",), "event")] = i18n.rule_message(
-            exc.bare)
+        errors[views.error_field(exc.field, ("reason",), "event")] = i18n.error(exc, book)
     else:
         return views.done(request, f"/t/{tid}/appeals?filed={event}")
     return render(ctx, t, book, roles, status=422, errors={f"{event}/{appellant}": errors},
@@ -190,7 +189,7 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
                               choice=choice, idempotency_key=key, actor=views.actor(ctx))
         except LedgerError as exc:
             errors[views.error_field(exc.field, ("outcome", "choice"), "of")] = \
-                i18n.rule_message(exc.bare)
+                i18n.error(exc, book)
         else:
             return views.done(request, f"/t/{tid}/{back}?appealed={of}")
     if back == "pending":

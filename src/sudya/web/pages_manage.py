@@ -11,7 +11,7 @@ from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import tournament_summary
-from sudya.web import i18n, views
+from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)
@@ -59,8 +59,11 @@ async def people_add(ctx: C, tid: int, request: Request) -> Response:
     errors: dict[str, str] = {}
     if not values["handle"]:
         errors["handle"] = _("Required.")
+    for field, most in (("handle", 100), ("name", 200)):  # the columns' widths
+        if len(values.get(field, "")) > most:
+            errors[field] = _("At most %(n)s characters.", n=most)
     table = values.get("table", "")
-    if table and not table.isdigit():
+    if table and forms.whole_number(table) is None:
         errors["table"] = _("A whole number.")
     if not errors:
         actor = views.actor(ctx)
@@ -81,7 +84,7 @@ async def people_add(ctx: C, tid: int, request: Request) -> Response:
                                      name=values["name"] or None, actor=actor)
         except LedgerError as exc:
             errors[exc.field if exc.field in FORMS[which] else "handle"] = \
-                i18n.rule_message(exc.bare)
+                i18n.error(exc)
         else:
             return views.done(request, f"/t/{tid}/people?added={values['handle']}")
     return _page(ctx, t, book, status=422, form=which, values=values, errors=errors)

@@ -11,12 +11,12 @@ from sqlalchemy import select
 
 from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
-from sudya.scenario import subjects_json
 from sudya.services.clock import round_clock, rounds, start_round
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import tournament_roster, tournament_standings, tournament_summary
 from sudya.services.readback import series_rulings
-from sudya.web import i18n, views
+from sudya.views import SubjectView, subjects_view
+from sudya.web import forms, i18n, views
 from sudya.web.auth import AuthError, Roles
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -45,10 +45,10 @@ def team(ctx: C, tid: int, handle: str) -> Response:
     about_members = [r for r in rulings if r["subject"] in members]
     engine_rulings = [r for r in series_rulings(ctx.session, t.series_id)
                       if r.tournament == t.position]
-    tally = subjects_json(book, tournament_roster(ctx.session, t), engine_rulings)
-    mine = tally.get(handle, {"status": "active", "sanctions": {}, "points": 0, "ore": 0})
+    tally = subjects_view(book, tournament_roster(ctx.session, t), engine_rulings)
+    mine = tally.get(handle) or SubjectView(status="active", sanctions={}, points=0, ore=0)
     kinds = [{"name": views.kind_name(book, k), "kind": k, "count": n}
-             for k, n in mine["sanctions"].items()]
+             for k, n in mine.sanctions.items()]
     try:
         standing = tournament_standings(ctx.session, tid)["teams"].get(handle)
     except LedgerError:
@@ -57,7 +57,7 @@ def team(ctx: C, tid: int, handle: str) -> Response:
                 "suspended": _("suspended")}
     kind_names = {k.id: views.kind_name(book, k.id) for k in book.sanctions}
     return ctx.render("team.html", t=t, book=book, roles=roles, handle=handle,
-                      status_text=statuses.get(mine["status"], mine["status"]),
+                      status_text=statuses.get(mine.status, mine.status),
                       kind_names=kind_names,
                       name=row.name if row else handle, members=members, tally=mine,
                       kinds=kinds, standing=standing, about_team=about_team,
@@ -106,7 +106,7 @@ async def results_submit(ctx: C, tid: int, request: Request) -> Response:
     rnd = values["round"]
     if not rnd:
         errors["round"] = _("Enter the round.")
-    elif not rnd.isdigit() or int(rnd) > 1000:
+    elif forms.whole_number(rnd, 1000) is None:
         errors["round"] = _("A whole number.")
     for field in ("player_a", "player_b"):
         if values[field] not in players:
@@ -125,7 +125,7 @@ async def results_submit(ctx: C, tid: int, request: Request) -> Response:
                 idempotency_key=str(form.get("key", "")) or None, actor=views.actor(ctx))
         except LedgerError as exc:
             field = {"players": "player_a", "round": "round"}.get(exc.field, "score")
-            errors[field] = i18n.rule_message(exc.bare)
+            errors[field] = i18n.error(exc, book)
         else:
             return views.done(request, f"/t/{tid}/results?entered=1")
     return _results_page(ctx, t, book, status=422, values=values, errors=errors)
@@ -159,15 +159,16 @@ def rounds_page(ctx: C, tid: int, started: bool = False) -> Response:
 
 @router.post("/t/{tid}/rounds/start")
 async def round_start(ctx: C, tid: int, request: Request) -> Response:
-    t, _book, _roles = _organiser(ctx, tid)
+    t, book, _roles = _organiser(ctx, tid)
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("round", "minutes")}
     errors: dict[str, str] = {}
     numbers: dict[str, int] = {}
     for field in ("round", "minutes"):
-        if values[field].isdigit():
-            numbers[field] = int(values[field])
+        number = forms.whole_number(values[field])
+        if number is not None:
+            numbers[field] = number
         else:
             errors[field] = _("A whole number.")
     if not errors:
@@ -178,7 +179,7 @@ async def round_start(ctx: C, tid: int, request: Request) -> Response:
                         actor=views.actor(ctx))
         except LedgerError as exc:
             errors[exc.field if exc.field in ("round", "minutes") else "round"] = \
-                i18n.rule_message(exc.bare)
+                i18n.error(exc, book)
         else:
             return views.done(request, f"/t/{tid}/rounds?started=1")
     return _rounds_page(ctx, t, status=422, values=values, errors=errors)

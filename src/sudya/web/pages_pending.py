@@ -125,8 +125,8 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
 
 def _refusal(book: Rulebook, target: dict[str, Any] | None, exc: LedgerError) -> str:
     """The engine's refusal in the reader's language, with sanction names, not ids."""
-    if exc.bare.startswith("the decision is not stricter") and target is not None:
+    if exc.code == "decision.not-stricter" and target is not None:
         table = " + ".join(s["name"] for s in views.sanctions(book, target.get("offered", [])))
         return _("Not stricter than the table (%(table)s): the college must decide a "
                  "stricter sanction.", table=table or "—")
-    return i18n.rule_message(exc.bare)
+    return i18n.error(exc, book)

@@ -1,0 +1,163 @@
+"""Reading a scenario file (YAML or JSON) into plain data, whatever bytes the file holds.
+
+Whatever is wrong with the file — not UTF-8, a NUL byte, a number no machine holds, NaN, a
+lone surrogate, thousands of nesting levels, an alias bomb, an impossible date, a file of
+gigabytes — is one ScenarioError naming the file (and its line where known), never another
+exception and never a read that does not end. What comes out holds only dicts with text
+keys, lists, texts, finite numbers, booleans, None and dates, so nothing downstream meets a
+value it cannot print or store.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from pathlib import Path
+from typing import Any
+
+import orjson
+from ruamel.yaml.scalarbool import ScalarBoolean
+
+from sudya.errors import RulebookError, ScenarioError
+from sudya.rulebooks import loader
+
+MAX_JSON_BYTES = 20_000_000  # orjson reads this in well under a second
+MAX_YAML_BYTES = loader.MAX_YAML_BYTES  # ruamel reads YAML in pure Python: far slower
+MAX_DEPTH = loader.MAX_DEPTH
+MAX_INTEGER = 2**63 - 1  # what a database integer column holds; larger is a typing mistake
+# C0 controls but tab, line feed and carriage return: YAML 1.2 allows no others unescaped,
+# JSON none; an escaped NUL would still break PostgreSQL text columns
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def load_scenario_file(path: str | Path) -> dict[str, Any]:
+    """Read a scenario from YAML or JSON; a malformed or hostile file raises ScenarioError."""
+    p = Path(path)
+    is_json = p.suffix == ".json"
+    try:
+        text = loader.read_text(p, MAX_JSON_BYTES if is_json else MAX_YAML_BYTES)
+        raw = None if is_json else loader.parse_yaml(text, str(p))
+    except RulebookError as exc:
+        raise ScenarioError(str(exc)) from exc
+    if is_json:
+        try:
+            raw = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise ScenarioError(f"malformed JSON: {json_error(exc)}",
+                                where=f"{p}:{exc.lineno}") from exc
+    data = plain(raw, where=str(p), tree=None if is_json else raw)
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario must be a mapping of keys", where=str(p))
+    base = p.parent
+    ref = data.get("rulebook")
+    if isinstance(ref, str) and ("/" in ref or ref.endswith((".yaml", ".yml"))):
+        candidate = base / ref
+        if candidate.is_file():
+            data["rulebook"] = str(candidate)
+    return data
+
+
+def plain(value: Any, *, where: str = "", tree: Any = None) -> Any:
+    """`value` as plain data (dicts with text keys, lists, texts, finite numbers a database
+    holds, booleans, None, dates), or a PlainDataError naming the field. `tree`: the YAML
+    that `value` came from, for line numbers."""
+    return _Plain(where, tree).value(value, [])
+
+
+def json_error(exc: orjson.JSONDecodeError) -> str:
+    """What is wrong with JSON, in words (orjson's words name neither NaN nor the limit)."""
+    doc = exc.doc if isinstance(exc.doc, str) else bytes(exc.doc).decode("utf-8", "replace")
+    if doc[exc.pos:exc.pos + 9].lstrip("-").startswith(("NaN", "Infinity")):
+        return "NaN and Infinity are not JSON numbers"
+    if exc.msg == "depth limit exceeded":
+        return f"nested too deeply (at most {MAX_DEPTH} levels)"
+    if exc.msg.startswith("number is infinity"):
+        return "a number too large to hold"
+    return exc.msg
+
+
+class PlainDataError(ScenarioError):
+    """A value no scenario (and no API body) may hold; `loc` is the path to it."""
+
+    def __init__(self, problem: str, *, where: str, loc: Sequence[str | int]) -> None:
+        shown = loc[:6] if len(loc) > 8 else loc  # a path 100 levels deep says nothing more
+        path = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in shown).lstrip(".")
+        path += "..." if len(shown) < len(loc) else ""
+        super().__init__(problem, where=where, field=path)
+        self.loc = list(loc)
+
+
+class _Plain:
+    """Turns parsed data into plain values, refusing those no scenario may hold."""
+
+    def __init__(self, name: str, tree: Any) -> None:
+        self.name = name
+        self.tree = tree  # the YAML tree, for line numbers (None for JSON)
+
+    def refuse(self, loc: Sequence[str | int], problem: str) -> PlainDataError:
+        line = loader.line_of(self.tree, loc) if self.tree is not None else None
+        where = f"{self.name}:{line}" if line and self.name else self.name
+        return PlainDataError(problem, where=where, loc=loc)
+
+    def value(self, value: Any, loc: list[str | int]) -> Any:
+        if len(loc) > MAX_DEPTH:
+            raise self.refuse(loc, f"nested too deeply (at most {MAX_DEPTH} levels)")
+        if isinstance(value, dict):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                text = self.key(key, loc)
+                out[text] = self.value(item, [*loc, text])
+            return out
+        if isinstance(value, list | tuple):  # tuples: from Python callers of sudya.replay
+            return [self.value(item, [*loc, n]) for n, item in enumerate(value)]
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, ScalarBoolean):  # ruamel's boolean with an anchor: an int
+            return bool(value)
+        if isinstance(value, int):
+            if abs(value) > MAX_INTEGER:
+                raise self.refuse(loc, f"numbers must lie within ±{MAX_INTEGER:,}")
+            return int(value)
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise self.refuse(loc, f"numbers must be finite, not {value}")
+            return float(value)
+        if isinstance(value, str):
+            return self.text(value, loc)
+        if isinstance(value, dt.date):  # YAML dates and timestamps; datetime is a date
+            return value
+        raise self.refuse(loc, _kind(value))
+
+    def key(self, key: Any, loc: list[str | int]) -> str:
+        if isinstance(key, str):
+            return self.text(key, loc)
+        if key is None or isinstance(key, bool | int | float | dt.date):
+            return str(self.value(key, loc))  # checked first: str() of 5,000 digits fails
+        raise self.refuse(loc, "keys must be texts, numbers or dates")
+
+    def text(self, value: str, loc: list[str | int]) -> str:
+        bad = CONTROL.search(value) or SURROGATE.search(value)
+        if bad is not None:
+            kind = "a lone surrogate" if SURROGATE.match(bad.group()) else "a control character"
+            raise self.refuse(loc, f"texts must not hold {kind} "
+                                   f"(U+{ord(bad.group()):04X} at position {bad.start()})")
+        return str(value)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return "binary values (!!binary) are not allowed"
+    if isinstance(value, AbstractSet):
+        return "sets (!!set) are not allowed"
+    tag = getattr(getattr(value, "tag", None), "value", None)  # ruamel's TaggedScalar
+    if isinstance(tag, str):
+        return f"the tag {tag} is not allowed"
+    return f"values of type {type(value).__name__} are not allowed"
+
+
+__all__ = ["load_scenario_file", "plain", "json_error", "PlainDataError", "MAX_JSON_BYTES",
+           "MAX_YAML_BYTES"]
