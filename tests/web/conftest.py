@@ -1,11 +1,18 @@
-"""Web tests: FastAPI's TestClient over a real SQLite file holding the demo tournaments.
+"""Web tests: FastAPI's TestClient over a real database holding the demo tournaments.
 
-The demo database is built once (sudya.web.demo.build) and copied for every test, so a test
-may record whatever it likes.
+Every test runs on SQLite; a test marked `postgresql` runs on PostgreSQL too (the `app`
+fixture is parametrised like tests/db's `db_url`). The marked ones are a representative part
+— whatever writes through the ledger or shows what it read back — because the whole folder
+on both would double its time in CI; SUDYA_TEST_WEB_POSTGRES=all runs every test on both.
+
+The demo (sudya.web.demo) is built once per session on each and copied for every test, so a
+test may record whatever it likes: on SQLite the file is copied, on PostgreSQL a new database
+is made with the demo's as its template.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -15,10 +22,23 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from postgres_testkit import PostgresServer
 from sudya.services.ledger import Ledger
 from sudya.settings import Settings
 from sudya.web.app import create_app
-from sudya.web.demo import PASSWORD, build
+from sudya.web.demo import PASSWORD, build, build_into
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "postgresql: a web test that runs on PostgreSQL too")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "database_url" in metafunc.fixturenames:
+        both = (metafunc.definition.get_closest_marker("postgresql") is not None
+                or os.environ.get("SUDYA_TEST_WEB_POSTGRES") == "all")
+        metafunc.parametrize("database_url", ["sqlite", "postgresql"] if both else ["sqlite"],
+                             indirect=True)
 
 
 @pytest.fixture(scope="session")
@@ -31,11 +51,35 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def demo_postgres(postgres_server: PostgresServer) -> Iterator[str]:
+    """The name of a PostgreSQL database holding the demo, to clone for each test."""
+    name = postgres_server.create(prefix="demo")
+    # CREATE DATABASE … TEMPLATE refuses while anyone is connected to the template
+    build_into(postgres_server.url_of(name)).dispose()
+    yield name
+    postgres_server.drop(name)
+
+
 @pytest.fixture
-def app(demo_template: Path, tmp_path: Path) -> Iterator[FastAPI]:
-    db = tmp_path / "sudya.db"
-    shutil.copyfile(demo_template, db)
-    application = create_app(Settings(database_url=f"sqlite:///{db}", secret="test-secret"))
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh copy of the demo on SQLite or PostgreSQL (request.param), dropped after."""
+    if request.param == "sqlite":
+        db = tmp_path / "sudya.db"
+        shutil.copyfile(request.getfixturevalue("demo_template"), db)
+        yield f"sqlite:///{db}"
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    name = server.create(template=request.getfixturevalue("demo_postgres"))
+    try:
+        yield server.url_of(name)
+    finally:
+        server.drop(name)
+
+
+@pytest.fixture
+def app(database_url: str) -> Iterator[FastAPI]:
+    application = create_app(Settings(database_url=database_url, secret="test-secret"))
     yield application
     application.state.ledger.db.dispose()
 

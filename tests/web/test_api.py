@@ -1,51 +1,26 @@
-"""The JSON API over a real demo database (SQLite file), through real HTTP requests."""
+"""The JSON API over the demo database (SQLite, and PostgreSQL for the tests marked so),
+through real HTTP requests."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
+from ruamel.yaml import YAML
 
 import sudya
 from sudya.errors import ScenarioError
-from sudya.scenario import load_scenario_file
-from sudya.settings import Settings
+from sudya.services.ledger import Ledger
 from sudya.web import demo
-from sudya.web.app import create_app
 
 SCENARIOS = Path(__file__).resolve().parents[3] / "shared" / "scenarios"
 API = "/api/v1"
 TOURNAMENT = {"berserk": 1, "clan": 2, "wargame": 3}  # the demo's, in the order it builds them
-
-
-@pytest.fixture(scope="module")
-def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.db"
-    demo.build(path).dispose()  # closing checkpoints the WAL into the file
-    return path
-
-
-@pytest.fixture()
-def db(demo_template: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the demo database for each test."""
-    path = tmp_path / "demo.db"
-    for suffix in ("", "-wal", "-shm"):
-        if Path(f"{demo_template}{suffix}").exists():
-            shutil.copy(f"{demo_template}{suffix}", f"{path}{suffix}")
-    return path
-
-
-@pytest.fixture()
-def client(db: Path) -> Iterator[TestClient]:
-    app = create_app(Settings(database_url=f"sqlite:///{db}", secret="test"))
-    with TestClient(app) as c:
-        yield c
 
 
 @pytest.fixture()
@@ -64,15 +39,15 @@ def auth(client: TestClient) -> Callable[[str], dict[str, str]]:
     return headers
 
 
-def count(db: Path, table: str, where: str = "1=1", *args: Any) -> int:
-    with sqlite3.connect(db) as conn:
-        (n,) = conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", args).fetchone()
-    return int(n)
+def count(ledger: Ledger, table: str, where: str = "1=1", **params: Any) -> int:
+    with ledger.db.connect() as conn:
+        n = conn.scalar(sa.text(f"SELECT count(*) FROM {table} WHERE {where}"), params)
+    return int(n or 0)
 
 
-def rows(db: Path) -> tuple[int, int, int, int]:
-    return (count(db, "event"), count(db, "ruling"), count(db, "sanction"),
-            count(db, "revocation"))
+def rows(ledger: Ledger) -> tuple[int, int, int, int]:
+    return (count(ledger, "event"), count(ledger, "ruling"), count(ledger, "sanction"),
+            count(ledger, "revocation"))
 
 
 def fields(response: Any) -> list[str]:
@@ -80,7 +55,15 @@ def fields(response: Any) -> list[str]:
     return [".".join(str(p) for p in item["loc"][1:]) for item in response.json()["detail"]]
 
 
+def scenario_json(path: Path) -> dict[str, Any]:
+    """A scenario file as the JSON body a client sends (dates as ISO strings)."""
+    loaded = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    body: dict[str, Any] = json.loads(json.dumps(loaded, default=str))
+    return body
+
+
 # ---------------------------------------------------------------------- sessions
+@pytest.mark.postgresql
 def test_login_gives_a_bearer_token_and_logout_revokes_it(client: TestClient) -> None:
     r = client.post(f"{API}/login", json={"username": "glavsud", "password": demo.PASSWORD})
     assert r.status_code == 200
@@ -99,8 +82,9 @@ def test_wrong_password_is_401_naming_the_password(client: TestClient) -> None:
     assert fields(r) == ["password"]
 
 
-def test_anonymous_writes_are_401_and_store_nothing(client: TestClient, db: Path) -> None:
-    before = rows(db)
+@pytest.mark.postgresql
+def test_anonymous_writes_are_401_and_store_nothing(client: TestClient, ledger: Ledger) -> None:
+    before = rows(ledger)
     writes = {
         "infractions": {"infraction": "gameplay.slow-play", "player": "alisa"},
         "end-of-match": {"round": 1},
@@ -115,9 +99,10 @@ def test_anonymous_writes_are_401_and_store_nothing(client: TestClient, db: Path
     assert client.post(f"{API}/logout").status_code == 401
     for path in ("1", "1/pending", "1/people/alisa"):
         assert client.get(f"{API}/tournaments/{path}").status_code == 401, path
-    assert rows(db) == before
+    assert rows(ledger) == before
 
 
+@pytest.mark.postgresql
 def test_public_reads_need_no_session(client: TestClient) -> None:
     assert client.get(f"{API}/tournaments").json()[0]["id"] in TOURNAMENT.values()
     assert "alisa" in client.get(f"{API}/tournaments/1/standings").json()["players"]
@@ -129,15 +114,15 @@ def test_public_reads_need_no_session(client: TestClient) -> None:
 
 # ---------------------------------------------------------------------- CSRF
 def test_cookie_session_needs_the_csrf_header(client: TestClient, auth: Any,
-                                              db: Path) -> None:
+                                              ledger: Ledger) -> None:
     token = auth("sudya")["Authorization"].split()[1]
     client.cookies.set("sudya_session", token)
     body = {"infraction": "gameplay.slow-play", "player": "alisa"}
-    before = rows(db)
+    before = rows(ledger)
 
     r = client.post(f"{API}/tournaments/1/infractions", json=body)
     assert r.status_code == 403
-    assert rows(db) == before
+    assert rows(ledger) == before
     r = client.post(f"{API}/tournaments/1/infractions", json=body,
                     headers={"X-CSRF-Token": "0" * 64})
     assert r.status_code == 403
@@ -146,7 +131,7 @@ def test_cookie_session_needs_the_csrf_header(client: TestClient, auth: Any,
     r = client.post(f"{API}/tournaments/1/infractions", json=body,
                     headers={"X-CSRF-Token": csrf})
     assert r.status_code == 200, r.text
-    assert rows(db)[0] == before[0] + 1
+    assert rows(ledger)[0] == before[0] + 1
     # logout is a state change too
     assert client.post(f"{API}/logout").status_code == 403
     assert client.post(f"{API}/logout", headers={"X-CSRF-Token": csrf}).status_code == 204
@@ -154,17 +139,18 @@ def test_cookie_session_needs_the_csrf_header(client: TestClient, auth: Any,
 
 
 # ---------------------------------------------------------------------- recording
+@pytest.mark.postgresql
 def test_preview_stores_nothing_and_record_stores_the_same_rulings(
-        client: TestClient, auth: Any, db: Path) -> None:
+        client: TestClient, auth: Any, ledger: Ledger) -> None:
     body = {"infraction": "gameplay.slow-play", "player": "alisa", "round": 2}
-    before = rows(db)
+    before = rows(ledger)
     r = client.post(f"{API}/tournaments/1/infractions", headers=auth("sudya"),
                     json={**body, "preview": True})
     assert r.status_code == 200, r.text
     preview = r.json()
     assert preview["preview"] is True and preview["event"] is None
     assert [s["kind"] for s in preview["rulings"][0]["sanctions"]] == ["warning"]
-    assert rows(db) == before
+    assert rows(ledger) == before
 
     r = client.post(f"{API}/tournaments/1/infractions", headers=auth("sudya"), json=body)
     assert r.status_code == 200, r.text
@@ -174,21 +160,22 @@ def test_preview_stores_nothing_and_record_stores_the_same_rulings(
     assert [x["event"] for x in recorded["rulings"]] == [event]
     strip = [{k: v for k, v in x.items() if k != "event"} for x in recorded["rulings"]]
     assert strip == [{k: v for k, v in x.items() if k != "event"} for x in preview["rulings"]]
-    assert rows(db)[:2] == (before[0] + 1, before[1] + 1)
-    assert count(db, "event", "ext_id = ? AND created_by = 'sudya'", event) == 1
+    assert rows(ledger)[:2] == (before[0] + 1, before[1] + 1)
+    assert count(ledger, "event", "ext_id = :e AND created_by = 'sudya'", e=event) == 1
     listed = client.get(f"{API}/tournaments/1", headers=auth("sudya")).json()["rulings"]
     assert any(x["event"] == event and x["subject"] == "alisa" for x in listed)
 
 
+@pytest.mark.postgresql
 def test_idempotent_retry_returns_the_first_rulings_and_records_once(
-        client: TestClient, auth: Any, db: Path) -> None:
+        client: TestClient, auth: Any, ledger: Ledger) -> None:
     body = {"infraction": "gameplay.slow-play", "player": "gleb", "idempotency_key": "tab-7"}
     first = client.post(f"{API}/tournaments/1/infractions", headers=auth("sudya"), json=body)
     again = client.post(f"{API}/tournaments/1/infractions", headers=auth("sudya"), json=body)
     assert first.status_code == again.status_code == 200
     assert again.json() == first.json()
-    assert count(db, "event", "idempotency_key = 'tab-7'") == 1
-    assert count(db, "ruling", "subject = 'gleb' AND infraction = 'gameplay.slow-play'") == 1
+    assert count(ledger, "event", "idempotency_key = 'tab-7'") == 1
+    assert count(ledger, "ruling", "subject = 'gleb' AND infraction = 'gameplay.slow-play'") == 1
 
     # the same key for another action is a mistake, not a retry
     r = client.post(f"{API}/tournaments/1/end-of-match", headers=auth("sudya"),
@@ -206,17 +193,17 @@ def test_idempotent_retry_returns_the_first_rulings_and_records_once(
     ({"infraction": "gameplay.missed-trigger", "player": "vera",
       "details": {"both_could_control": "yes"}}, "details.both_could_control"),
 ])
-def test_a_wrong_field_is_422_naming_it(client: TestClient, auth: Any, db: Path,
+def test_a_wrong_field_is_422_naming_it(client: TestClient, auth: Any, ledger: Ledger,
                                         body: dict[str, Any], field: str) -> None:
-    before = rows(db)
+    before = rows(ledger)
     r = client.post(f"{API}/tournaments/1/infractions", headers=auth("sudya"), json=body)
     assert r.status_code == 422, r.text
     assert field in fields(r)
-    assert rows(db) == before
+    assert rows(ledger) == before
 
 
-def test_a_junior_judge_may_not_rule(client: TestClient, auth: Any, db: Path) -> None:
-    before = rows(db)
+def test_a_junior_judge_may_not_rule(client: TestClient, auth: Any, ledger: Ledger) -> None:
+    before = rows(ledger)
     body = {"infraction": "petty-cheating", "player": "nina"}
     for preview in (True, False):
         r = client.post(f"{API}/tournaments/{TOURNAMENT['wargame']}/infractions",
@@ -227,10 +214,11 @@ def test_a_junior_judge_may_not_rule(client: TestClient, auth: Any, db: Path) ->
                     headers=auth("master"), json={"infraction": "gameplay.slow-play",
                                                   "player": "alisa"})
     assert r.status_code == 403
-    assert rows(db) == before
+    assert rows(ledger) == before
 
 
-def test_end_of_match_and_correction(client: TestClient, auth: Any, db: Path) -> None:
+@pytest.mark.postgresql
+def test_end_of_match_and_correction(client: TestClient, auth: Any, ledger: Ledger) -> None:
     r = client.post(f"{API}/tournaments/1/end-of-match", headers=auth("sudya"),
                     json={"round": 1})
     assert r.status_code == 200, r.text
@@ -246,14 +234,15 @@ def test_end_of_match_and_correction(client: TestClient, auth: Any, db: Path) ->
     assert r.status_code == 422 and fields(r) == ["of"]
 
 
+@pytest.mark.postgresql
 def test_results_by_scorekeeper_not_by_player(client: TestClient, auth: Any,
-                                              db: Path) -> None:
+                                              ledger: Ledger) -> None:
     body = {"round": 2, "players": ["alisa", "vera"], "score": "2-1"}
     r = client.post(f"{API}/tournaments/1/results", headers=auth("igrok"), json=body)
     assert r.status_code == 403
     r = client.post(f"{API}/tournaments/1/results", headers=auth("schet"), json=body)
     assert r.status_code == 200, r.text
-    assert count(db, "result", "player_a = 'alisa' AND player_b = 'vera' AND round = 2") == 1
+    assert count(ledger, "result", "player_a = 'alisa' AND player_b = 'vera' AND round = 2") == 1
     standings = client.get(f"{API}/tournaments/1/standings").json()
     assert standings["players"]["alisa"]["wins"] == 2
     r = client.post(f"{API}/tournaments/1/results", headers=auth("schet"),
@@ -262,6 +251,7 @@ def test_results_by_scorekeeper_not_by_player(client: TestClient, auth: Any,
 
 
 # ---------------------------------------------------------------------- records
+@pytest.mark.postgresql
 def test_a_player_sees_only_their_own_record(client: TestClient, auth: Any) -> None:
     r = client.get(f"{API}/tournaments/1/people/boris", headers=auth("igrok"))
     assert r.status_code == 403
@@ -277,12 +267,13 @@ def test_a_player_sees_only_their_own_record(client: TestClient, auth: Any) -> N
 
 
 # ---------------------------------------------------------------------- appeals, decisions
-def test_appeal_is_for_the_head_judge(client: TestClient, auth: Any, db: Path) -> None:
+@pytest.mark.postgresql
+def test_appeal_is_for_the_head_judge(client: TestClient, auth: Any, ledger: Ledger) -> None:
     body = {"of": "e13", "outcome": "overturned"}  # boris's slow play, ruled by a floor judge
-    before = rows(db)
+    before = rows(ledger)
     r = client.post(f"{API}/tournaments/1/appeals", headers=auth("sudya"), json=body)
     assert r.status_code == 403
-    assert rows(db) == before
+    assert rows(ledger) == before
 
     r = client.post(f"{API}/tournaments/1/appeals", headers=auth("glavsud"), json=body)
     assert r.status_code == 200, r.text
@@ -295,20 +286,21 @@ def test_appeal_is_for_the_head_judge(client: TestClient, auth: Any, db: Path) -
     assert r.status_code == 422 and fields(r) == ["of"]
 
 
-def test_decision_on_the_aggravated_ruling(client: TestClient, auth: Any, db: Path) -> None:
+@pytest.mark.postgresql
+def test_decision_on_the_aggravated_ruling(client: TestClient, auth: Any, ledger: Ledger) -> None:
     clan = TOURNAMENT["clan"]
     pending = client.get(f"{API}/tournaments/{clan}/pending", headers=auth("master")).json()
     (hoops,) = [p for p in pending if p["infraction"] == "hoops" and p["subject"] == "veda"]
     assert hoops["aggravated"] is True
     table = [{"kind": o["kind"]} for o in hoops["offered"]]
 
-    before = rows(db)
+    before = rows(ledger)
     r = client.post(f"{API}/tournaments/{clan}/decisions", headers=auth("master"),
                     json={"of": hoops["event"], "sanctions": table})
     assert r.status_code == 422
     assert fields(r) == ["sanctions"]
     assert "stricter" in r.json()["detail"][0]["msg"]
-    assert rows(db) == before
+    assert rows(ledger) == before
 
     stricter = [*table, {"kind": "warning"}]
     r = client.post(f"{API}/tournaments/{clan}/decisions", headers=auth("master"),
@@ -322,7 +314,8 @@ def test_decision_on_the_aggravated_ruling(client: TestClient, auth: Any, db: Pa
                       headers=auth("master")).json() == []
 
 
-def test_decision_on_a_judges_range(client: TestClient, auth: Any, db: Path) -> None:
+@pytest.mark.postgresql
+def test_decision_on_a_judges_range(client: TestClient, auth: Any, ledger: Ledger) -> None:
     wargame = TOURNAMENT["wargame"]
     pending = client.get(f"{API}/tournaments/{wargame}/pending",
                          headers=auth("glavsud")).json()
@@ -341,8 +334,8 @@ def test_decision_on_a_judges_range(client: TestClient, auth: Any, db: Path) -> 
 
 
 def test_dates_a_validity_window_cannot_count_from_are_refused(
-        client: TestClient, auth: Any, db: Path) -> None:
-    before = rows(db)
+        client: TestClient, auth: Any, ledger: Ledger) -> None:
+    before = rows(ledger)
     r = client.post(f"{API}/tournaments/{TOURNAMENT['clan']}/infractions",
                     headers=auth("master"),
                     json={"infraction": "elixirs.forbidden-combat", "player": "rys",
@@ -354,22 +347,20 @@ def test_dates_a_validity_window_cannot_count_from_are_refused(
                     json={"infraction": "elixirs.forbidden-combat", "player": "rys",
                           "date": "9999-12-31"})
     assert r.status_code == 422 and fields(r) == ["date"]
-    assert rows(db) == before
+    assert rows(ledger) == before
 
 
 # ---------------------------------------------------------------------- replay
 @pytest.mark.parametrize("name", sorted(p.stem for p in SCENARIOS.glob("*.yaml")))
 def test_replay_equals_the_python_api(client: TestClient, name: str) -> None:
-    scenario = json.loads(json.dumps(load_scenario_file(SCENARIOS / f"{name}.yaml"),
-                                     default=str))
+    scenario = scenario_json(SCENARIOS / f"{name}.yaml")
     r = client.post(f"{API}/replay", json=scenario)
     assert r.status_code == 200, r.text
     assert r.json() == json.loads(json.dumps(sudya.replay(scenario)))
 
 
 def test_replay_of_a_wrong_scenario_is_422_with_the_message(client: TestClient) -> None:
-    scenario = json.loads(json.dumps(load_scenario_file(SCENARIOS / "berserk-basics.yaml"),
-                                     default=str))
+    scenario = scenario_json(SCENARIOS / "berserk-basics.yaml")
     scenario["events"][0]["player"] = "nobody"
     with pytest.raises(ScenarioError) as expected:
         sudya.replay(scenario)

@@ -1,4 +1,4 @@
-"""`sudya serve --demo`: a SQLite database with one tournament per bundled rulebook."""
+"""`sudya serve --demo`: a database with one tournament per bundled rulebook."""
 
 from __future__ import annotations
 
@@ -52,10 +52,15 @@ DECKLISTS = {
 
 
 def build(path: Path) -> Engine:
-    """A fresh demo database at `path` (replaced if it exists)."""
+    """A fresh demo SQLite database at `path` (replaced if it exists)."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    engine = make_engine(f"sqlite:///{path}")
+    return build_into(f"sqlite:///{path}")
+
+
+def build_into(url: str) -> Engine:
+    """The demo in the empty database at `url` (SQLite or PostgreSQL)."""
+    engine = make_engine(url)
     upgrade(engine)
     ledger = Ledger(engine)
     actor = Actor(name="demo")
