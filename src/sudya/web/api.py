@@ -10,14 +10,14 @@ An `idempotency_key` makes a retry return the first answer without recording twi
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import secrets
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Annotated, Any, Literal
 
+import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request, Security
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
@@ -26,12 +26,14 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from sudya.db import models as m
 from sudya.decks.cards import CardList
-from sudya.decks.decklist import check, compare, parse
+from sudya.decks.decklist import Finding, check, compare, parse
 from sudya.decks.squad import SquadError, remedy
+from sudya.engine.model import Ruling
 from sudya.errors import ScenarioError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
-from sudya.scenario import replay, ruling_json
+from sudya.scenario import replay
+from sudya.scenario_file import json_error, plain
 from sudya.services.decks import decklist_status
 from sudya.services.ledger import Actor
 from sudya.services.queries import (
@@ -42,6 +44,7 @@ from sudya.services.queries import (
     tournament_standings,
     tournament_summary,
 )
+from sudya.views import ReplayResult, RulingView, StandingsView, rulings_view
 from sudya.web.auth import AuthError, Roles, login, revoke
 from sudya.web.context import COOKIE, Ctx, get_ctx
 from sudya.web.pages_decks import card_list, register_once
@@ -217,85 +220,6 @@ class ResultIn(Strict):
 
 
 # ---------------------------------------------------------------------- output shapes
-class SanctionOut(BaseModel):
-    kind: str
-    amount: int | float | None = Field(default=None, description="Ore to mine; points are "
-                                       "negative. Absent when the kind has no amount.")
-    score: str | None = Field(default=None, description="A fixed game result, the "
-                              "offender's score first.")
-    attached: bool | None = Field(default=None, description="Comes with another sanction.")
-    subject: str | None = Field(default=None, description="When it lands on someone other "
-                                "than the ruling's subject.")
-    valid_until: str | None = Field(default=None, description="ISO date; null: never "
-                                    "expires; absent when the rulebook has no validity.")
-
-
-class RulingOut(BaseModel):
-    """One ruling, in the scenario replay format."""
-
-    event: str
-    subject: str
-    infraction: str | None
-    cause: str
-    sanctions: list[SanctionOut]
-    pending: bool
-    offered: list[dict[str, Any]] | None = None
-    aggravated: bool | None = None
-    revokes: str | None = None
-    resolves: str | None = None
-    resolved_by: str | None = None
-    applies_to: str | None = None
-    edition: str | None = None
-    notes: list[str] = []
-
-
-class SubjectOut(BaseModel):
-    status: Literal["active", "disqualified", "suspended"]
-    sanctions: dict[str, int]
-    points: int | float
-    ore: int | float
-
-
-class StandingRow(BaseModel):
-    """A player's or team's line; the fields depend on how the rulebook scores."""
-
-    model_config = ConfigDict(extra="allow")
-    place: int | None = None
-    status: str | None = None
-    matches: int | None = None
-    wins: int | None = None
-    draws: int | None = None
-    losses: int | None = None
-    annulled: int | None = None
-    games: int | None = None
-    games_won: int | None = None
-    games_lost: int | None = None
-    match_points: int | float | None = None
-    game_points: int | float | None = None
-    deductions: int | float | None = None
-    card_points: int | float | None = None
-    total: int | float | None = None
-
-
-class StandingsOut(BaseModel):
-    players: dict[str, StandingRow]
-    teams: dict[str, StandingRow]
-
-
-class RulebookRef(BaseModel):
-    id: str
-    edition: str
-
-
-class ReplayOut(BaseModel):
-    """The replay result (the conformance contract)."""
-
-    rulebook: RulebookRef
-    rulings: list[RulingOut]
-    subjects: dict[str, SubjectOut]
-    standings: StandingsOut | None = None
-
-
 class TokenOut(BaseModel):
     token: str = Field(description="Send as `Authorization: Bearer …`.")
     username: str
@@ -350,7 +274,7 @@ class TournamentOut(TournamentBrief):
     players: list[PlayerOut]
     teams: dict[str, list[str]]
     judges: list[JudgeOut]
-    rulings: list[RulingOut] = Field(description="Every ruling; a player sees their own.")
+    rulings: list[RulingView] = Field(description="Every ruling; a player sees their own.")
     roles: list[str] = Field(description="Your roles in this tournament.")
     may: list[str] = Field(description="What the rulebook lets your roles do.")
 
@@ -358,12 +282,12 @@ class TournamentOut(TournamentBrief):
 class RecordOut(BaseModel):
     preview: bool
     event: str | None = Field(description="The stored event's id (null for a preview).")
-    rulings: list[RulingOut]
+    rulings: list[RulingView]
 
 
 class EventOut(BaseModel):
     event: str = Field(description="The stored event's id.")
-    rulings: list[RulingOut]
+    rulings: list[RulingView]
 
 
 class ResultOut(BaseModel):
@@ -442,9 +366,8 @@ def _may(action: str | None, *, write: bool = False) -> Callable[..., Access]:
     return dependency
 
 
-def _rulings(a: Access, rulings: list[Any]) -> list[RulingOut]:
-    with_validity = a.book.validity is not None
-    return [RulingOut.model_validate(ruling_json(r, with_validity)) for r in rulings]
+def _rulings(a: Access, rulings: list[Ruling]) -> list[RulingView]:
+    return rulings_view(a.book, rulings)
 
 
 def _check_key(a: Access, key: str | None, kind: str) -> None:
@@ -565,7 +488,7 @@ SCENARIO_SCHEMA: dict[str, Any] = {
 @router.post("/replay", response_model=None, summary="Replay a scenario (public)",
              description="200 with the replay result; a wrong scenario gets 422 with the "
                          "one-line message `sudya replay` prints.",
-             responses={200: {"model": ReplayOut, "description": "The replay result."},
+             responses={200: {"model": ReplayResult, "description": "The replay result."},
                         422: {"model": ErrorOut, "description": "A wrong scenario: `detail` "
                               "is the message naming the event and the field."}},
              openapi_extra={"requestBody": {"required": True, "content": {
@@ -574,11 +497,12 @@ async def replay_scenario(request: Request) -> JSONResponse:
     # the body is read here, not by a pydantic model, so every wrong scenario (a list, a
     # number, broken JSON) gets the contract's one-line message
     try:
-        scenario = json.loads(await request.body())
-    except (ValueError, UnicodeDecodeError) as exc:
-        return JSONResponse({"detail": f"the body must be a scenario in JSON: {exc}"},
-                            status_code=422)
+        scenario = orjson.loads(await request.body())
+    except orjson.JSONDecodeError as exc:
+        return JSONResponse({"detail": f"the body must be a scenario in JSON: line "
+                                       f"{exc.lineno}: {json_error(exc)}"}, status_code=422)
     try:
+        scenario = plain(scenario)  # as a scenario file: no NaN, lone surrogates, deep nesting
         ref = scenario.get("rulebook") if isinstance(scenario, dict) else None
         if isinstance(ref, str) and ref not in loader.bundled_ids():
             raise ScenarioError(f"rulebook: unknown rulebook {ref!r} (bundled: "
@@ -618,17 +542,17 @@ def tournament(a: Annotated[Access, Depends(_may(None))]) -> TournamentOut:
 
 @router.get("/tournaments/{tid}/pending", summary="Rulings waiting for a decision",
             responses=_errors(401, 403, 404), response_model_exclude_unset=True)
-def pending(a: Annotated[Access, Depends(_may(None))]) -> list[RulingOut]:
+def pending(a: Annotated[Access, Depends(_may(None))]) -> list[RulingView]:
     summary = tournament_summary(a.ctx.session, a.tournament.id)
-    return [RulingOut.model_validate(r) for r in _visible(a, summary["rulings"])
+    return [RulingView.model_validate(r) for r in _visible(a, summary["rulings"])
             if r["pending"]]
 
 
 @router.get("/tournaments/{tid}/standings", summary="Standings (public)",
             responses=_errors(404, 422), response_model_exclude_unset=True)
-def standings(tid: TournamentId, ctx: C) -> StandingsOut:
+def standings(tid: TournamentId, ctx: C) -> StandingsView:
     ctx.tournament(tid)
-    return StandingsOut.model_validate(tournament_standings(ctx.session, tid))
+    return StandingsView.model_validate(tournament_standings(ctx.session, tid))
 
 
 @router.get("/tournaments/{tid}/people/{handle}",
@@ -792,7 +716,10 @@ class FindingOut(BaseModel):
                                         "`deck.invalid-decklist`.")
     item: str = Field(description="Its sub-item (а, б, в …): record it as details.item.")
     rule: str = Field(description="The rule broken, e.g. `002 §1.1 б`.")
-    message: str
+    code: str = Field(description="What is wrong, as a message code (`decklist.*`, "
+                                  "`mismatch.*`): its text is in the catalogues.")
+    params: dict[str, Any] = Field(description="The parameters of the code's text.")
+    message: str = Field(description="The code's text in English.")
     line: int | None = Field(default=None, description="The list's line, when one is to "
                                                        "blame.")
     suggestion: str | None = Field(default=None, description="A close card name for a typo "
@@ -839,7 +766,9 @@ class DrawOut(BaseModel):
     step: int
     group: str = Field(description="А gold, Б silver, В flyers, Г uniqueness, Д terrain, "
                                    "Е «cannot be taken with».")
-    reason: str
+    code: str = Field(description="The group's reason as a message code (`squad.*`).")
+    params: dict[str, Any] = Field(description="The parameters of the code's text.")
+    reason: str = Field(description="The code's text in English.")
     card: str = Field(description="The card shuffled back into the deck.")
     position: int = Field(description="Its index in the squad as it stood before the draw.")
     chosen_by: Literal["random", "judge"]
@@ -893,6 +822,10 @@ def _deck_rulebook(ctx: Ctx, rulebook: str | None, tournament: int | None,
     return book, access
 
 
+def _finding(f: Finding) -> FindingOut:
+    return FindingOut(**asdict(f), message=f.message)
+
+
 def _deck_cards(ctx: Ctx, choice: str) -> tuple[CardList, bool]:
     cards, sample = card_list(ctx.session, choice)
     if cards is None:
@@ -917,7 +850,7 @@ def deck_check(body: DeckCheckIn, ctx: Signed) -> DeckCheckOut:
                                     player=body.player, text=body.text, fmt=body.format,
                                     findings=findings)
     return DeckCheckOut(rulebook=book.id, format=body.format, sample=sample,
-                        findings=[FindingOut.model_validate(f.__dict__) for f in findings],
+                        findings=[_finding(f) for f in findings],
                         player=body.player, decklist_id=decklist_id)
 
 
@@ -926,7 +859,7 @@ def deck_check(body: DeckCheckIn, ctx: Signed) -> DeckCheckOut:
 def deck_compare(body: DeckCompareIn, ctx: Signed) -> DeckCompareOut:
     ctx.check_csrf(None)
     findings = compare(parse(body.decklist), parse(body.deck))
-    return DeckCompareOut(findings=[FindingOut.model_validate(f.__dict__) for f in findings])
+    return DeckCompareOut(findings=[_finding(f) for f in findings])
 
 
 @router.post("/squad/remedy", summary="The overspend remedy: the seed and every draw",
@@ -938,11 +871,11 @@ def squad_remedy(body: SquadRemedyIn, ctx: Signed) -> SquadRemedyOut:
     seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
     try:
         done = remedy(body.squad, cards, book.squad, body.seat, seed, body.drawn)
-    except SquadError as exc:
+    except SquadError as exc:  # its code is the error's type, its field the body's path
         field = exc.field.replace("[", ".").replace("]", "")
-        raise ApiError(str(exc), status=422, field=field) from None
+        raise SquadError(exc.code, field=field, **exc.params) from None
     return SquadRemedyOut(seat=done.seat, seed=done.seed, squad=done.squad,
-                          draws=[DrawOut.model_validate(x.__dict__) for x in done.draws],
+                          draws=[DrawOut(**asdict(x), reason=x.reason) for x in done.draws],
                           kept=done.kept, returned=done.returned, warning=done.warning,
                           sample=sample)
 
