@@ -3,76 +3,28 @@
 One server per test session, over a fresh demo database in a temporary folder; tests that
 record something pick a player no other test records against, so their order does not matter.
 Every context is phone-sized and Russian (390×844, ru-RU), like a judge's phone in the hall.
+
+Without /usr/bin/chromium the browser tests are skipped with a reason saying so, except under
+CI (CI=true), where that fails the run: a CI run must not pass without its browser tests.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_kit import ROOT, SCREENSHOTS, Server, sign_in
+from e2e_kit import CHROMIUM, PHONE, SCREENSHOTS, Server, demo_server, need_chromium, sign_in
 from playwright.sync_api import Page
-
-CHROMIUM = "/usr/bin/chromium"
-PHONE = {"viewport": {"width": 390, "height": 844}, "locale": "ru-RU"}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=1) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`sudya serve --demo` on a free port of 127.0.0.1, stopped when the session ends."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)")
-    folder = tmp_path_factory.mktemp("e2e")
-    db = folder / "demo.db"
-    port = _free_port()
-    log = (folder / "server.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "sudya", "serve", "--demo", "--db", f"sqlite:///{db}",
-         "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while not _answers(f"{url}/login"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail("the demo server did not start:\n"
-                            + (folder / "server.log").read_text())
-            time.sleep(0.1)
-        yield Server(url=url, db=db)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+    """The session's demo server, shared by the tests of test_browser.py."""
+    need_chromium()
+    with demo_server(tmp_path_factory.mktemp("e2e")) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")
@@ -83,6 +35,7 @@ def base_url(server: Server) -> str:
 @pytest.fixture(scope="session")
 def browser_type_launch_args() -> dict[str, Any]:
     """Debian's chromium, never a downloaded one (no `playwright install` here)."""
+    need_chromium()
     return {"executable_path": CHROMIUM, "headless": True,
             "args": ["--no-sandbox", "--disable-background-networking",
                      "--disable-component-update", "--disable-sync", "--disable-gpu"]}

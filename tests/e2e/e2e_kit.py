@@ -2,23 +2,98 @@
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Locator, Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 PASSWORD = "sudya-demo"  # sudya.web.demo.PASSWORD
 BERSERK, CLAN, WARGAME = 1, 2, 3  # the demo tournaments' ids, in the order demo.build makes them
+CHROMIUM = "/usr/bin/chromium"
+PHONE = {"viewport": {"width": 390, "height": 844}, "locale": "ru-RU"}
+
+
+def in_ci() -> bool:
+    """Under CI (CI=true) a missing browser fails the run instead of skipping it."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 
 
 @dataclass(frozen=True)
 class Server:
     url: str
     db: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def need_chromium() -> None:
+    """Skip the browser tests without Debian's chromium; under CI, fail instead."""
+    if Path(CHROMIUM).exists():
+        return
+    message = (f"browser tests (tests/e2e) NOT run: {CHROMIUM} is not installed "
+               "(`make browser`, or apt-get install -y chromium)")
+    if in_ci():
+        pytest.fail(message + " — under CI they are required", pytrace=False)
+    pytest.skip(message)
+
+
+@contextmanager
+def demo_server(folder: Path) -> Iterator[Server]:
+    """`sudya serve --demo` over a fresh demo database in `folder`, on a free port of
+    127.0.0.1; stopped on leaving."""
+    db = folder / "demo.db"
+    port = _free_port()
+    log = (folder / "server.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sudya", "serve", "--demo", "--db", f"sqlite:///{db}",
+         "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while not _answers(f"{url}/login"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail("the demo server did not start:\n"
+                            + (folder / "server.log").read_text())
+            time.sleep(0.1)
+        yield Server(url=url, db=db)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
 
 
 def shot(page: Page, name: str) -> Path:
