@@ -2,6 +2,8 @@
 
 One server per test session, over a fresh demo database in a temporary folder; tests that
 record something pick a player no other test records against, so their order does not matter.
+(test_layout.py starts a server of its own, so what these tests record never shows in its
+measurements and screenshots.)
 Every context is phone-sized and Russian (390×844, ru-RU), like a judge's phone in the hall.
 
 Without /usr/bin/chromium the browser tests are skipped with a reason saying so, except under

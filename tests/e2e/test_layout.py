@@ -1,0 +1,231 @@
+"""The phone layout, measured in the browser at 390×844 on every main page.
+
+For each page (signed in as the demo user who uses it):
+- nothing is wider than the screen: the document does not scroll sideways and no element's box
+  reaches past 390 px, except inside an element that scrolls sideways on purpose (`.scroll`);
+- every visible tap target (link, button, field, select, summary, the label of a checkbox or a
+  radio) is at least 44×44 px;
+- the page's primary action (the main submit button of a form page) starts on the first screen.
+
+These tests run on a demo server of their own, started fresh for this module, so what the
+other browser tests record does not change the pages measured here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from e2e_kit import (
+    BERSERK,
+    CLAN,
+    PHONE,
+    WARGAME,
+    Server,
+    demo_server,
+    need_chromium,
+    sign_in,
+)
+from playwright.sync_api import Browser, Page, expect
+
+WIDTH, HEIGHT = PHONE["viewport"]["width"], PHONE["viewport"]["height"]
+TAP = 44  # px: the smallest comfortable tap target (WCAG 2.5.5, Apple's HIG)
+
+
+@dataclass(frozen=True)
+class Screen:
+    name: str
+    url: str
+    user: str | None  # the demo user signed in (sudya.web.demo.USERS); None: signed out
+    primary: str | None = None  # CSS selector of the primary action, on the first screen
+    then: Callable[[Page], None] | None = None  # what to do on the page before measuring
+
+
+def _preview(page: Page) -> None:
+    page.get_by_role("button", name="Предпросмотр решения").click()
+    expect(page.get_by_role("heading", name="Решение", exact=True)).to_be_visible()
+
+
+TARDINESS = f"/t/{BERSERK}/record?infraction=procedure.tardiness&player=boris"
+SCREENS = [
+    Screen("login", "/login", None, primary="form button.primary"),
+    Screen("tournaments", "/tournaments", "sudya"),
+    Screen("dashboard", f"/t/{BERSERK}", "sudya", primary="a.button.primary"),
+    Screen("dashboard-organiser", f"/t/{CLAN}", "glavsud"),
+    Screen("dashboard-player", f"/t/{BERSERK}", "igrok"),
+    Screen("record-search", f"/t/{BERSERK}/record?player=boris", "sudya", primary="#q"),
+    Screen("record", TARDINESS, "sudya", primary="form.card button.primary"),
+    Screen("record-preview", TARDINESS, "sudya", then=_preview),
+    Screen("record-inputs", f"/t/{BERSERK}/record?infraction=gameplay.missed-trigger"
+           "&player=boris", "sudya", primary="form.card button.primary"),
+    Screen("pending", f"/t/{WARGAME}/pending", "sudya"),
+    Screen("pending-college", f"/t/{CLAN}/pending", "glavsud"),
+    Screen("appeals", f"/t/{BERSERK}/appeals", "glavsud"),
+    Screen("appeals-wargame", f"/t/{WARGAME}/appeals", "glavsud"),
+    Screen("person", f"/t/{BERSERK}/people/boris", "sudya"),
+    Screen("person-clan", f"/t/{CLAN}/people/veda", "glavsud"),
+    Screen("team", f"/t/{CLAN}/teams/sever", "glavsud"),
+    Screen("team-wargame", f"/t/{WARGAME}/teams/volki", "sudya"),
+    Screen("standings", f"/t/{BERSERK}/standings", "sudya"),
+    Screen("standings-clan", f"/t/{CLAN}/standings", "glavsud"),
+    Screen("standings-wargame", f"/t/{WARGAME}/standings", "sudya"),
+    Screen("results", f"/t/{BERSERK}/results", "glavsud", primary="form.card button.primary"),
+    Screen("rounds", f"/t/{BERSERK}/rounds", "glavsud", primary="form.card button.primary"),
+    Screen("rulebooks", "/rulebooks", "sudya"),
+    Screen("rulebook", "/rulebooks/berserk?level=professional", "sudya"),
+    Screen("rulebook-clan", "/rulebooks/clan-championship", "sudya"),
+    Screen("rulebook-wargame", "/rulebooks/team-wargame", "sudya"),
+    Screen("people", f"/t/{BERSERK}/people", "glavsud", primary="form.card button.primary"),
+    Screen("decks", f"/t/{BERSERK}/decks", "sudya", primary="a.button.primary"),
+    Screen("decks-check", f"/t/{BERSERK}/decks/check", "sudya",
+           primary="form.card button.primary"),
+    Screen("decks-check-list", f"/t/{BERSERK}/decks/check?list=2", "sudya"),
+    Screen("decks-compare", f"/t/{BERSERK}/decks/compare", "sudya",
+           primary="form.card button.primary"),
+    Screen("squad", f"/t/{BERSERK}/squad", "sudya", primary="form.card button.primary"),
+    Screen("clock", f"/t/{BERSERK}/clock", None),
+]
+
+# -------------------------------------------------------------------- measured in the page
+MEASURE = """([width, tap]) => {
+  const describe = (el) => {
+    const parts = [];
+    for (let e = el; e && e !== document.body && parts.length < 5; e = e.parentElement) {
+      let s = e.tagName.toLowerCase();
+      if (e.id) { parts.unshift(s + '#' + CSS.escape(e.id)); break; }
+      if (e.classList.length) s += '.' + [...e.classList].join('.');
+      const same = e.parentElement
+        ? [...e.parentElement.children].filter((c) => c.tagName === e.tagName) : [];
+      if (same.length > 1) s += ':nth-of-type(' + (same.indexOf(e) + 1) + ')';
+      parts.unshift(s);
+    }
+    const text = (el.value || el.textContent || el.getAttribute('aria-label') || '')
+      .replace(/\\s+/g, ' ').trim().slice(0, 40);
+    return parts.join(' > ') + (text ? ' «' + text + '»' : '');
+  };
+  const size = (r) => Math.round(r.width) + '×' + Math.round(r.height) + ' px';
+  const shown = (el) => el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
+  // an ancestor that scrolls sideways on purpose and itself fits the screen
+  const scroller = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const ox = getComputedStyle(p).overflowX;
+      if (ox === 'auto' || ox === 'scroll') {
+        const b = p.getBoundingClientRect();
+        return b.left >= -0.5 && b.right <= width + 0.5 ? p : null;
+      }
+    }
+    return null;
+  };
+  const wide = [];
+  const out = (r) => r.right > width + 0.5 || r.left < -0.5;
+  for (const el of document.body.querySelectorAll('*')) {
+    if (!shown(el)) continue;
+    const r = el.getBoundingClientRect();
+    if ((r.width === 0 && r.height === 0) || !out(r) || scroller(el)) continue;
+    // only the outermost offender: its children say nothing new
+    const p = el.parentElement;
+    if (p && p !== document.body && shown(p) && out(p.getBoundingClientRect())) continue;
+    wide.push(describe(el) + ': ' + size(r) + ', from x=' + Math.round(r.left)
+              + ' to x=' + Math.round(r.right));
+  }
+  // text that spills out of a box that itself fits (a long word, a long number)
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement;
+    if (!n.nodeValue.trim() || !p || !shown(p) || out(p.getBoundingClientRect())) continue;
+    range.selectNodeContents(n);
+    const r = range.getBoundingClientRect();
+    if (r.width === 0 || !out(r) || scroller(n)) continue;
+    wide.push('the text of ' + describe(p) + ': from x=' + Math.round(r.left)
+              + ' to x=' + Math.round(r.right));
+  }
+  const small = [];
+  const targets = document.body.querySelectorAll(
+    'a[href], button, input:not([type=hidden]), select, textarea, summary, label');
+  for (const el of targets) {
+    if (el.tagName === 'LABEL') {
+      const c = el.control;
+      if (!c || !['checkbox', 'radio'].includes(c.type)) continue;  // a plain field label
+    }
+    if (el.tagName === 'INPUT' && ['checkbox', 'radio'].includes(el.type)
+        && el.labels && el.labels.length) continue;  // its label is the tap target
+    if (!shown(el)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.height < tap - 0.01 || r.width < tap - 0.01) small.push(describe(el) + ': ' + size(r));
+  }
+  return {scrollWidth: document.documentElement.scrollWidth, wide, small};
+}"""
+
+
+# -------------------------------------------------------------------- the module's server
+@pytest.fixture(scope="module")
+def layout_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A demo server of this module's own: the pages as the demo builds them."""
+    need_chromium()
+    with demo_server(tmp_path_factory.mktemp("layout")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def phones(browser: Browser, layout_server: Server) -> Iterator[Callable[[str | None], Page]]:
+    """A new page in a phone-sized context, signed in as `user` (one context per user,
+    reused by this module's tests); reduced motion, light colours."""
+    contexts: dict[str | None, Any] = {}
+
+    def open_as(user: str | None) -> Page:
+        if user not in contexts:
+            context = browser.new_context(**PHONE, base_url=layout_server.url,
+                                          reduced_motion="reduce", color_scheme="light",
+                                          device_scale_factor=1)
+            contexts[user] = context
+            if user is not None:
+                page = context.new_page()
+                sign_in(page, user)
+                page.close()
+        page: Page = contexts[user].new_page()
+        return page
+
+    yield open_as
+    for context in contexts.values():
+        context.close()
+
+
+def open_screen(phones: Callable[[str | None], Page], screen: Screen) -> Page:
+    page = phones(screen.user)
+    response = page.goto(screen.url)
+    assert response is not None and response.status == 200, (screen.url, response)
+    page.wait_for_load_state("networkidle")
+    if screen.then is not None:
+        screen.then(page)
+        page.wait_for_load_state("networkidle")
+    return page
+
+
+# -------------------------------------------------------------------- 1. the layout
+@pytest.mark.parametrize("screen", SCREENS, ids=[s.name for s in SCREENS])
+def test_page_fits_a_phone(phones: Callable[[str | None], Page], screen: Screen) -> None:
+    page = open_screen(phones, screen)
+    found = page.evaluate(MEASURE, [WIDTH, TAP])
+    problems: list[str] = []
+    if found["scrollWidth"] > WIDTH:
+        problems.append(f"the page scrolls sideways: {found['scrollWidth']} px wide on a "
+                        f"{WIDTH} px screen")
+    problems += [f"wider than the screen: {w}" for w in found["wide"]]
+    problems += [f"tap target under {TAP}×{TAP}: {s}" for s in found["small"]]
+    if screen.primary is not None:
+        page.evaluate("window.scrollTo(0, 0)")
+        primary = page.locator(screen.primary).first
+        expect(primary).to_be_visible()
+        box = primary.bounding_box()
+        assert box is not None
+        if box["y"] >= HEIGHT:
+            problems.append(f"the primary action {screen.primary} starts at y={box['y']:.0f}, "
+                            f"below the first screen ({HEIGHT} px)")
+    page.close()
+    if problems:
+        pytest.fail(f"{screen.name} ({screen.url}) at {WIDTH}×{HEIGHT}, {len(problems)} "
+                    "problems:\n  " + "\n  ".join(problems), pytrace=False)
