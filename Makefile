@@ -4,7 +4,7 @@
 PYTHON ?= python3
 UV := $(PYTHON) -m uv
 
-.PHONY: setup demo test check browser bench docs
+.PHONY: setup demo test check browser screenshots bench docs
 
 setup:
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet --disable-pip-version-check uv
@@ -21,11 +21,16 @@ check: setup
 test: check browser
 	$(UV) run --frozen pytest -q
 
-# Debian's chromium for the browser tests (never a browser download by Playwright)
+# Debian's chromium for the browser tests (never a browser download by Playwright), and the
+# DejaVu fonts the reference screenshots are drawn with
 browser:
-	@test -x /usr/bin/chromium || { \
-	  echo "installing Debian's chromium for the browser tests"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@{ test -x /usr/bin/chromium && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; } || { \
+	  echo "installing Debian's chromium and fonts-dejavu-core for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; }
+
+# store new reference screenshots (tests/e2e/screenshots/) after a deliberate layout change
+screenshots: setup browser
+	SUDYA_UPDATE_SCREENSHOTS=1 $(UV) run --frozen pytest -q tests/e2e/test_layout.py -k screenshot
 
 bench: setup
 	$(UV) run --frozen python bench/replay.py

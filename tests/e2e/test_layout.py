@@ -7,31 +7,49 @@ For each page (signed in as the demo user who uses it):
   radio) is at least 44×44 px;
 - the page's primary action (the main submit button of a form page) starts on the first screen.
 
+A few main pages are also compared with reference screenshots (tests/e2e/screenshots/), with a
+tolerance; `make screenshots` (SUDYA_UPDATE_SCREENSHOTS=1) stores new ones. The pictures are
+made deterministic: DejaVu Sans is checked to be the font in use, animations, transitions and
+the caret are off, and the demo's dates (the demo is built "today") are replaced by a fixed one.
+
 These tests run on a demo server of their own, started fresh for this module, so what the
-other browser tests record does not change the pages measured here.
+other browser tests record does not change the pages measured and photographed here.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
 from typing import Any
 
 import pytest
+from babel.dates import format_date
 from e2e_kit import (
     BERSERK,
     CLAN,
     PHONE,
+    ROOT,
+    SCREENSHOTS,
     WARGAME,
     Server,
     demo_server,
     need_chromium,
     sign_in,
 )
+from PIL import Image, ImageChops
 from playwright.sync_api import Browser, Page, expect
 
 WIDTH, HEIGHT = PHONE["viewport"]["width"], PHONE["viewport"]["height"]
 TAP = 44  # px: the smallest comfortable tap target (WCAG 2.5.5, Apple's HIG)
+REFERENCES = Path(__file__).parent / "screenshots"
+UPDATE = os.environ.get("SUDYA_UPDATE_SCREENSHOTS", "") not in ("", "0")
+PIXEL_THRESHOLD = 32  # a pixel differs when a channel differs by more than this (of 255)
+MAX_DIFFERING = 0.02  # a screenshot fails when more than this share of its pixels differ
+FONT = "DejaVu Sans"  # what the references were made with (Debian's fonts-dejavu-core)
 
 
 @dataclass(frozen=True)
@@ -41,6 +59,7 @@ class Screen:
     user: str | None  # the demo user signed in (sudya.web.demo.USERS); None: signed out
     primary: str | None = None  # CSS selector of the primary action, on the first screen
     then: Callable[[Page], None] | None = None  # what to do on the page before measuring
+    shot: bool = False  # compared with tests/e2e/screenshots/NAME.png
 
 
 def _preview(page: Page) -> None:
@@ -50,13 +69,13 @@ def _preview(page: Page) -> None:
 
 TARDINESS = f"/t/{BERSERK}/record?infraction=procedure.tardiness&player=boris"
 SCREENS = [
-    Screen("login", "/login", None, primary="form button.primary"),
-    Screen("tournaments", "/tournaments", "sudya"),
-    Screen("dashboard", f"/t/{BERSERK}", "sudya", primary="a.button.primary"),
+    Screen("login", "/login", None, primary="form button.primary", shot=True),
+    Screen("tournaments", "/tournaments", "sudya", shot=True),
+    Screen("dashboard", f"/t/{BERSERK}", "sudya", primary="a.button.primary", shot=True),
     Screen("dashboard-organiser", f"/t/{CLAN}", "glavsud"),
     Screen("dashboard-player", f"/t/{BERSERK}", "igrok"),
     Screen("record-search", f"/t/{BERSERK}/record?player=boris", "sudya", primary="#q"),
-    Screen("record", TARDINESS, "sudya", primary="form.card button.primary"),
+    Screen("record", TARDINESS, "sudya", primary="form.card button.primary", shot=True),
     Screen("record-preview", TARDINESS, "sudya", then=_preview),
     Screen("record-inputs", f"/t/{BERSERK}/record?infraction=gameplay.missed-trigger"
            "&player=boris", "sudya", primary="form.card button.primary"),
@@ -68,13 +87,14 @@ SCREENS = [
     Screen("person-clan", f"/t/{CLAN}/people/veda", "glavsud"),
     Screen("team", f"/t/{CLAN}/teams/sever", "glavsud"),
     Screen("team-wargame", f"/t/{WARGAME}/teams/volki", "sudya"),
-    Screen("standings", f"/t/{BERSERK}/standings", "sudya"),
+    Screen("standings", f"/t/{BERSERK}/standings", "sudya", shot=True),
     Screen("standings-clan", f"/t/{CLAN}/standings", "glavsud"),
     Screen("standings-wargame", f"/t/{WARGAME}/standings", "sudya"),
-    Screen("results", f"/t/{BERSERK}/results", "glavsud", primary="form.card button.primary"),
+    Screen("results", f"/t/{BERSERK}/results", "glavsud", primary="form.card button.primary",
+           shot=True),
     Screen("rounds", f"/t/{BERSERK}/rounds", "glavsud", primary="form.card button.primary"),
     Screen("rulebooks", "/rulebooks", "sudya"),
-    Screen("rulebook", "/rulebooks/berserk?level=professional", "sudya"),
+    Screen("rulebook", "/rulebooks/berserk?level=professional", "sudya", shot=True),
     Screen("rulebook-clan", "/rulebooks/clan-championship", "sudya"),
     Screen("rulebook-wargame", "/rulebooks/team-wargame", "sudya"),
     Screen("people", f"/t/{BERSERK}/people", "glavsud", primary="form.card button.primary"),
@@ -85,7 +105,7 @@ SCREENS = [
     Screen("decks-compare", f"/t/{BERSERK}/decks/compare", "sudya",
            primary="form.card button.primary"),
     Screen("squad", f"/t/{BERSERK}/squad", "sudya", primary="form.card button.primary"),
-    Screen("clock", f"/t/{BERSERK}/clock", None),
+    Screen("clock", f"/t/{BERSERK}/clock", None, shot=True),
 ]
 
 # -------------------------------------------------------------------- measured in the page
@@ -229,3 +249,103 @@ def test_page_fits_a_phone(phones: Callable[[str | None], Page], screen: Screen)
     if problems:
         pytest.fail(f"{screen.name} ({screen.url}) at {WIDTH}×{HEIGHT}, {len(problems)} "
                     "problems:\n  " + "\n  ".join(problems), pytrace=False)
+
+
+# -------------------------------------------------------------------- 2. the screenshots
+STILL = """() => {
+  const style = document.createElement('style');
+  style.textContent = '*, *::before, *::after { animation: none !important; '
+    + 'transition: none !important; caret-color: transparent !important; }';
+  document.head.appendChild(style);
+  if (document.activeElement) document.activeElement.blur();
+  // the demo is built today: its dates change from day to day, so they are replaced
+  const dates = [
+    [/\\d{1,2}\\s[а-яё]+\\.?\\s\\d{4}\\s?г\\./g, '1 янв. 2026 г.'],
+    [/\\d{2}\\.\\d{2}\\.\\d{4},\\s\\d{1,2}:\\d{2}/g, '01.01.2026, 12:00'],
+    [/\\d{2}\\.\\d{2}\\.\\d{4}/g, '01.01.2026'],
+    [/\\d{4}-\\d{2}-\\d{2}/g, '2026-01-01'],
+  ];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    let text = n.nodeValue;
+    for (const [re, fixed] of dates) text = text.replace(re, fixed);
+    if (text !== n.nodeValue) n.nodeValue = text;
+  }
+  return document.fonts.ready.then(() => true);
+}"""
+
+
+def fonts_in_use(page: Page) -> set[str]:
+    """The platform fonts chromium draws the page's headings and text with (DevTools)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    families: set[str] = set()
+    for selector in ("h1", "main p", "main label", "main a", "main td", "body"):
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        if node:
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            families |= {f["familyName"] for f in fonts}
+    cdp.detach()
+    return families
+
+
+def differing(actual: Image.Image, reference: Image.Image) -> tuple[int, Image.Image]:
+    """How many pixels differ beyond the threshold, and a picture of where (red on grey)."""
+    channels = ImageChops.difference(actual, reference).split()
+    most = ImageChops.lighter(ImageChops.lighter(channels[0], channels[1]), channels[2])
+    mask = most.point(lambda v: 255 if v > PIXEL_THRESHOLD else 0)
+    count = mask.histogram()[255]
+    grey = reference.convert("L").point(lambda v: 160 + v * 95 // 255).convert("RGB")
+    picture = Image.composite(Image.new("RGB", reference.size, (220, 0, 0)), grey, mask)
+    return count, picture
+
+
+SHOTS = [s for s in SCREENS if s.shot]
+
+
+@pytest.mark.parametrize("screen", SHOTS, ids=[s.name for s in SHOTS])
+def test_screenshot_matches_the_reference(phones: Callable[[str | None], Page],
+                                          screen: Screen) -> None:
+    page = open_screen(phones, screen)
+    page.evaluate(STILL)
+    text = page.inner_text("body")
+    today = dt.date.today()
+    for form in (format_date(today, "medium", locale="ru"), today.strftime("%d.%m.%Y"),
+                 today.isoformat()):
+        assert form not in text, f"today's date {form!r} is still on the page (see STILL)"
+    fonts = fonts_in_use(page)
+    assert fonts == {FONT}, (
+        f"the page is drawn with {sorted(fonts)}, the reference screenshots with {FONT} "
+        "only: install Debian's fonts-dejavu-core (`make browser`) so the comparison means "
+        "something")
+    png = page.screenshot(animations="disabled", caret="hide", scale="css")
+    page.close()
+    actual = Image.open(BytesIO(png)).convert("RGB")
+    assert actual.size == (WIDTH, HEIGHT), actual.size
+    reference_path = REFERENCES / f"{screen.name}.png"
+    if UPDATE:
+        REFERENCES.mkdir(parents=True, exist_ok=True)
+        actual.save(reference_path, optimize=True)
+        return
+    where = reference_path.relative_to(ROOT)
+    assert reference_path.exists(), (f"no reference screenshot {where}: "
+                                     "`make screenshots` stores it")
+    reference = Image.open(reference_path).convert("RGB")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    actual_path = SCREENSHOTS / f"layout-{screen.name}.png"
+    actual.save(actual_path)
+    assert reference.size == actual.size, (
+        f"{where} is {reference.size}, the page {actual.size}: `make screenshots` to update")
+    count, picture = differing(actual, reference)
+    share = count / (WIDTH * HEIGHT)
+    if share > MAX_DIFFERING:
+        diff_path = SCREENSHOTS / f"layout-{screen.name}-diff.png"
+        picture.save(diff_path)
+        pytest.fail(
+            f"{screen.name} ({screen.url}) differs from {where}: {count} pixels "
+            f"({share:.1%}, more than {MAX_DIFFERING:.0%}) differ by more than "
+            f"{PIXEL_THRESHOLD}/255; now: {actual_path.relative_to(ROOT)}, where: "
+            f"{diff_path.relative_to(ROOT)}. If the change is meant, `make screenshots`.",
+            pytrace=False)
