@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sudya.errors import ScenarioError
-from sudya.scenario import load_scenario_file, replay
+from sudya.scenario import replay
+from sudya.scenario_file import load_scenario_file
 from sudya.services.ledger import Ledger
 from sudya.services.scenarios import import_scenario, imported_json
 
@@ -26,8 +27,16 @@ def test_there_are_scenarios_to_check() -> None:
 def test_every_scenario_reads_back_as_replayed(ledger: Ledger) -> None:
     mismatches = []
     for path in GOOD:
+        try:
+            expected = replay(load_scenario_file(path))
+        except ScenarioError as refused:  # a case of what the program does not do yet
+            with pytest.raises(ScenarioError) as info:
+                import_scenario(ledger, load_scenario_file(path), name=str(path))
+            if str(info.value) != str(refused):
+                mismatches.append(path.name)
+            continue
         series = import_scenario(ledger, load_scenario_file(path), name=str(path))
-        if imported_json(ledger, series) != replay(load_scenario_file(path)):
+        if imported_json(ledger, series) != expected:
             mismatches.append(path.name)
     assert mismatches == []
 

@@ -132,7 +132,9 @@ def test_a_correction_adds_records(ledger: Ledger, db_engine: sa.Engine,
         assert (original.cause, [sn.kind for sn in original.sanctions]) == (
             "table", ["warning"])
         correcting = s.scalars(select(m.Ruling).where(m.Ruling.event_ext_id == "c1")).one()
-        assert any("wrong player" in n for n in correcting.notes)
+        # reasons are stored as codes with their parameters, not prose
+        assert {"code": "correction.made-because", "params": {"reason": "wrong player"},
+                "source": ""} in correcting.notes
         rev = s.scalars(select(m.Revocation)).one()
         assert (rev.sanction_id, rev.ruling_id) == (original.sanctions[0].id, correcting.id)
         assert (rev.created_by, rev.request_id) == ("anna", "req-fix")

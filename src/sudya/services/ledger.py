@@ -23,23 +23,16 @@ from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from sudya import commands
 from sudya.bulk import paused_gc
+from sudya.commands import CommandError
 from sudya.db import models as m
 from sudya.db.session import UnitOfWork, session_factory
 from sudya.engine.core import Engine as RulesEngine
 from sudya.engine.model import (
     FOREVER,
-    Appeal,
-    Correction,
-    Decision,
-    EndOfMatch,
     Event,
-    Judge,
-    NewTournament,
-    Offence,
-    Result,
     Roster,
-    RosterChange,
     Ruling,
     Tournament,
 )
@@ -281,8 +274,8 @@ class Ledger:
         with self.factory() as s, s.begin():
             place, _where = self._place(s, tournament)
             state = self._preview_state(s, place)
-            event = self._to_event("infraction", "preview", payload, state, place)
-            return _rule(state, event)
+            return _rule(state, self._to_event(command("infraction", payload), "preview",
+                                               state, place))
 
     def end_match(self, *, tournament: int, round: int | None, event_id: str | None = None,
                   idempotency_key: str | None = None,
@@ -359,6 +352,8 @@ class Ledger:
                 event_id: str | None, payload: dict[str, Any], idempotency_key: str | None,
                 actor: Actor) -> list[Ruling]:
         """Store one event and the rulings the engine makes on it; returns the rulings."""
+        cmd = command(kind, payload)
+        payload = cmd.payload()  # stored as the decoder normalised it
         seq = s.execute(update(m.Series).where(m.Series.id == series.id)
                         .values(last_seq=m.Series.last_seq + 1)
                         .returning(m.Series.last_seq)).scalar_one()
@@ -378,7 +373,7 @@ class Ledger:
             with self._lock:
                 state = self._catch_up(s, series, seq - 1)
                 try:
-                    rulings = self._apply(state, kind, ext_id, payload, series)
+                    rulings = self._apply(state, cmd, ext_id, series)
                 except BaseException:
                     self._states.pop(series.id, None)  # the engine may be half-way: rebuild
                     raise
@@ -528,75 +523,27 @@ class Ledger:
         return state
 
     def _replay_stored(self, state: _State, ev: m.Event, series: SeriesRef) -> None:
-        self._apply(state, ev.kind, ev.ext_id, ev.payload, series)
+        self._apply(state, command(ev.kind, ev.payload), ev.ext_id, series)
         state.seq = ev.seq
 
-    def _apply(self, state: _State, kind: str, ext_id: str, payload: dict[str, Any],
+    def _apply(self, state: _State, cmd: commands.Command, ext_id: str,
                series: SeriesRef) -> list[Ruling]:
-        event = self._to_event(kind, ext_id, payload, state, series)
-        return _rule(state, event)
+        return _rule(state, self._to_event(cmd, ext_id, state, series))
 
-    def _to_event(self, kind: str, ext_id: str, p: dict[str, Any], state: _State,
+    def _to_event(self, cmd: commands.Command, ext_id: str, state: _State,
                   series: SeriesRef) -> Event:
-        roster = state.engine.roster
-        if kind == "tournament":
-            book = state.books.get(p["edition"])
+        """The engine's event for a command, its people checked against the series."""
+        if isinstance(cmd, commands.NewTournament):
+            edition = cmd.edition or ""
+            book = state.books.get(edition)
             if book is None:
-                book = state.books[p["edition"]] = _load_book(series.rulebook, p["edition"])
-            return NewTournament(id=ext_id, date=dt.date.fromisoformat(p["date"]),
-                                 level=p["level"], settings=p["settings"], rulebook=book)
-        if kind == "roster":
-            return RosterChange(
-                id=ext_id, players=tuple(p["players"]), teams=p["teams"],
-                judges={h: Judge(id=h, role=j["role"], official=j["official"])
-                        for h, j in p["judges"].items()})
-        if kind == "infraction":
-            offender = p.get("team") or p.get("player")
-            if not offender:
-                raise LedgerError("offender.required", field="player")
-            known = roster.teams if p.get("team") else roster.team_of.keys() | set(
-                roster.players)
-            if offender not in known:
-                field = "team" if p.get("team") else "player"
-                raise LedgerError(f"{field}.unknown", field=field, **{field: offender})
-            if p.get("judge") is not None and p["judge"] not in roster.judges:
-                raise LedgerError("judge.unknown", field="judge", judge=p["judge"])
-            if state.engine.book.infraction(p["infraction"]) is None:
-                raise LedgerError("infraction.unknown", field="infraction",
-                                  infraction=p["infraction"])
-            date = dt.date.fromisoformat(p["date"]) if p.get("date") else None
-            return Offence(id=ext_id, infraction=p["infraction"], offender=offender,
-                           judge=p.get("judge"), round=p.get("round"), date=date,
-                           details=dict(p.get("details") or {}), choice=p.get("choice"))
-        if kind == "end-of-match":
-            return EndOfMatch(id=ext_id, round=p.get("round"))
-        if kind == "appeal":
-            if p["outcome"] not in ("upheld", "overturned", "frivolous"):
-                raise LedgerError("appeal.outcome-invalid", field="outcome")
-            self._known_judge(roster, p.get("judge"))
-            return Appeal(id=ext_id, of=p["of"], outcome=p["outcome"], judge=p.get("judge"),
-                          choice=p.get("choice"))
-        if kind == "decision":
-            self._known_judge(roster, p.get("judge"))
-            return Decision(id=ext_id, of=p["of"], judge=p.get("judge"),
-                            sanctions=p.get("sanctions"), choice=p.get("choice"),
-                            date=dt.date.fromisoformat(p["date"]) if p.get("date") else None)
-        if kind == "correction":
-            self._known_judge(roster, p.get("judge"))
-            return Correction(id=ext_id, of=p["of"], judge=p.get("judge"),
-                              reason=p.get("reason") or "")
-        if kind == "result":
-            for player in p["players"]:
-                if player not in roster.players:
-                    raise LedgerError("player.unknown", field="players", player=player)
-            return Result(id=ext_id, players=(p["players"][0], p["players"][1]),
-                          score=(int(p["score"][0]), int(p["score"][1])), round=p.get("round"))
-        raise LedgerError("event.kind-unknown", kind=kind)
-
-    @staticmethod
-    def _known_judge(roster: Roster, judge: str | None) -> None:
-        if judge is not None and judge not in roster.judges:
-            raise LedgerError("judge.unknown", field="judge", judge=judge)
+                book = state.books[edition] = _load_book(series.rulebook, edition)
+            return cmd.event(ext_id, rulebook=book)
+        try:
+            commands.known(cmd, state.engine.roster)
+        except CommandError as exc:
+            raise LedgerError(exc.code, field=exc.field, **exc.params) from None
+        return cmd.event(ext_id)  # type: ignore[attr-defined,no-any-return]
 
     # ------------------------------------------------------------------ lookups
     @staticmethod
@@ -652,6 +599,14 @@ class Ledger:
             event = s.get(m.Event, event_id)
             assert event is not None
             return rulings_of_event(s, event)
+
+
+def command(kind: str, payload: dict[str, Any]) -> commands.Command:
+    """A request or a stored event through the one decoder (sudya.commands)."""
+    try:
+        return commands.decode(kind, payload)
+    except CommandError as exc:
+        raise LedgerError(exc.code, field=exc.field, **exc.params) from None
 
 
 def _ref(series: m.Series) -> SeriesRef:

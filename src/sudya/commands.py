@@ -1,0 +1,435 @@
+"""What a judge asks the system to do, as typed commands, and the one decoder of raw input.
+
+Every edge hands raw input here — the scenario replay (YAML/JSON), the JSON API, the HTML
+forms, the CLI — and so does the ledger when it reads back what it stored: `decode(kind, raw)`
+gives a frozen command or raises `CommandError(code, field, params)`. The limits of what a
+person may type (round ≤ 1000, string lengths, integer ranges, how deep the facts of a rule
+may nest) are written once, here. `known(command, roster)` checks the names a command uses
+against the people of the series, and `command.event(id)` is what the engine rules on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from sudya.engine import model as e
+from sudya.errors import SudyaError
+from sudya.rulebooks.schema import Rulebook
+
+MAX_ROUND = 1000
+MAX_NUMBER = 10**9  # larger numbers in facts or choices are typing mistakes
+MAX_TEXT = 1000
+MAX_ID = 100
+FIRST_DAY, LAST_DAY = dt.date(1900, 1, 1), dt.date(2999, 12, 31)  # validity windows fit
+MAX_DEPTH = 4
+
+
+class CommandError(SudyaError):
+    """Input that is not a command: a stable code, the field's path and the parameters."""
+
+    code = "command"
+
+
+def _custom(code: str, **params: Any) -> PydanticCustomError:
+    return PydanticCustomError(code, code, params)
+
+
+def _plain_id(value: str) -> str:
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise _custom("text.control-characters")
+    if not value.strip():
+        raise _custom("value.required")
+    return value
+
+
+def _plain_text(value: str) -> str:
+    if any((ord(ch) < 32 and ch not in "\t\n\r") or ord(ch) == 127 for ch in value):
+        raise _custom("text.control-characters")
+    return value
+
+
+def _plain_json(value: Any, depth: int = 0) -> Any:
+    """The facts of a rule: small numbers, short texts, shallow structures."""
+    if depth > MAX_DEPTH:
+        raise _custom("value.too-deep", depth=MAX_DEPTH)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not math.isfinite(value) or abs(value) > MAX_NUMBER:
+            raise _custom("value.number-out-of-range", limit=MAX_NUMBER)
+        return value
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise _custom("text.too-long", max=MAX_TEXT)
+        return _plain_text(value)
+    if isinstance(value, dt.date):
+        if not FIRST_DAY <= value <= LAST_DAY:
+            raise _custom("date.out-of-range", first=str(FIRST_DAY), last=str(LAST_DAY))
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        if len(value) > 100:
+            raise _custom("value.too-many", max=100)
+        return [_plain_json(v, depth + 1) for v in value]
+    if isinstance(value, Mapping):
+        if len(value) > 100:
+            raise _custom("value.too-many", max=100)
+        return {str(k): _plain_json(v, depth + 1) for k, v in value.items()}
+    raise _custom("value.not-plain")
+
+
+def _date(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    return value
+
+
+def _score(value: Any) -> Any:
+    """A score as people write it ("12-8") or as the ledger stores it ([12, 8])."""
+    if isinstance(value, str):
+        parts = value.split("-")
+        if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit()
+                                      for p in parts):
+            raise _custom("score.malformed", score=value)
+        return [int(p) for p in parts]
+    return value
+
+
+Id = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID),
+               AfterValidator(_plain_id)]
+Text = Annotated[str, Strict(), Field(max_length=MAX_TEXT), AfterValidator(_plain_text)]
+Round = Annotated[int, Strict(), Field(ge=0, le=MAX_ROUND)]
+Number = Annotated[int, Strict(), Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
+Points = Annotated[int, Strict(), Field(ge=0, le=100_000)]
+Day = Annotated[dt.date, BeforeValidator(_date), Field(ge=FIRST_DAY, le=LAST_DAY)]
+Facts = Annotated[dict[str, Any], AfterValidator(_plain_json)]
+Choice = Annotated[
+    Id | dict[Literal["points", "amount"], Number] | None,
+    Field(default=None, description="The judge's choice where the rule offers one: a "
+                                    "sanction id, `min`/`max` of a range, `{points: -N}` or "
+                                    "`{amount: N}`.")]
+
+
+class Command(BaseModel):
+    """A request to the ledger; `kind` names it in the stored event."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: ClassVar[str]
+
+    def payload(self) -> dict[str, Any]:
+        """The command as the ledger stores it (plain JSON)."""
+        out: dict[str, Any] = self.model_dump(mode="json")
+        return out
+
+
+class NewTournament(Command):
+    """A tournament of the series begins (its rulebook edition is in force from it on)."""
+
+    kind: ClassVar[str] = "tournament"
+    date: Day
+    level: Id | None = None
+    settings: dict[str, Any] | None = Field(default=None, description="None: as before.")
+    edition: str | None = None
+
+    def event(self, id: str, rulebook: Any = None) -> e.NewTournament:
+        return e.NewTournament(id=id, date=self.date, level=self.level,
+                               settings=None if self.settings is None else dict(self.settings),
+                               rulebook=rulebook)
+
+
+class JudgeIn(Command):
+    role: Id
+    official: bool = False
+
+
+class ChangeRoster(Command):
+    """People join the series: players, a team's members (for this tournament), judges."""
+
+    kind: ClassVar[str] = "roster"
+    players: list[Id] = []
+    teams: dict[str, list[Id]] = {}
+    judges: dict[str, JudgeIn] = {}
+
+    def event(self, id: str) -> e.RosterChange:
+        return e.RosterChange(
+            id=id, players=tuple(self.players),
+            teams={t: list(members) for t, members in self.teams.items()},
+            judges={h: e.Judge(id=h, role=j.role, official=j.official)
+                    for h, j in self.judges.items()})
+
+
+class RecordInfraction(Command):
+    """A judge reports an infraction by a player (or a team)."""
+
+    kind: ClassVar[str] = "infraction"
+    infraction: Id = Field(description="An infraction id from the tournament's rulebook.")
+    player: Id | None = None
+    team: Id | None = Field(default=None, description="For a team (clan) violation.")
+    judge: Id | None = None
+    round: Round | None = None
+    date: Day | None = None
+    details: Facts = Field(default_factory=dict,
+                           description="The facts the rule reads (see the rulebook).")
+    choice: Choice
+
+    @model_validator(mode="after")
+    def _one_offender(self) -> RecordInfraction:
+        if self.player is None and self.team is None:
+            raise _custom("offender.required")
+        if self.player is not None and self.team is not None:
+            raise _custom("offender.both")
+        return self
+
+    @property
+    def offender(self) -> str:
+        offender = self.team or self.player
+        assert offender is not None
+        return offender
+
+    def event(self, id: str) -> e.Offence:
+        return e.Offence(id=id, infraction=self.infraction, offender=self.offender,
+                         judge=self.judge, round=self.round, date=self.date,
+                         details=dict(self.details), choice=_choice(self.choice))
+
+
+class EndMatch(Command):
+    """The end of a match or round: stacking checks for every player."""
+
+    kind: ClassVar[str] = "end-of-match"
+    round: Round | None = None
+
+    def event(self, id: str) -> e.EndOfMatch:
+        return e.EndOfMatch(id=id, round=self.round)
+
+
+class Appeal(Command):
+    """The head judge's decision on an appeal against the rulings of event `of`."""
+
+    kind: ClassVar[str] = "appeal"
+    of: Id = Field(description="The event whose rulings are appealed.")
+    outcome: Literal["upheld", "overturned", "frivolous"]
+    judge: Id | None = None
+    choice: Choice
+
+    def event(self, id: str) -> e.Appeal:
+        return e.Appeal(id=id, of=self.of, outcome=self.outcome, judge=self.judge,
+                        choice=_choice(self.choice))
+
+
+class DecidedSanction(Command):
+    """A sanction the college (or a judge) decides."""
+
+    kind_: Id = Field(alias="kind", serialization_alias="kind")
+    amount: Number | None = None
+    score: Annotated[str, Field(pattern=r"^[0-9]{1,3}-[0-9]{1,3}$")] | None = None
+    valid_until: Day | None = None
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Decide(Command):
+    """The college's or a judge's decision on a pending ruling."""
+
+    kind: ClassVar[str] = "decision"
+    of: Id = Field(description="The event of the pending ruling.")
+    judge: Id | None = None
+    sanctions: list[DecidedSanction] | None = Field(
+        default=None, max_length=20,
+        description="For an aggravated ruling: the sanctions decided (must be stricter than "
+                    "the table's).")
+    choice: Choice
+    date: Day | None = None
+
+    def payload(self) -> dict[str, Any]:
+        out: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        return out
+
+    def event(self, id: str) -> e.Decision:
+        sanctions = None if self.sanctions is None else [
+            {k: v for k, v in s.model_dump(mode="python", by_alias=True).items()
+             if v is not None or k == "kind"} for s in self.sanctions]
+        return e.Decision(id=id, of=self.of, judge=self.judge, sanctions=sanctions,
+                          choice=_choice(self.choice), date=self.date)
+
+
+class Correct(Command):
+    """A judge corrects a mistaken record: the rulings of event `of` stop counting."""
+
+    kind: ClassVar[str] = "correction"
+    of: Id = Field(description="The event whose rulings were recorded by mistake.")
+    judge: Id | None = None
+    reason: Text = ""
+
+    def event(self, id: str) -> e.Correction:
+        return e.Correction(id=id, of=self.of, judge=self.judge, reason=self.reason)
+
+
+class RecordResult(Command):
+    """A game or match result, as the scorekeeper reports it."""
+
+    kind: ClassVar[str] = "result"
+    players: tuple[Id, Id]
+    score: Annotated[tuple[Points, Points], BeforeValidator(_score)]
+    round: Round | None = None
+
+    @model_validator(mode="after")
+    def _two_players(self) -> RecordResult:
+        if self.players[0] == self.players[1]:
+            raise _custom("result.same-player")
+        return self
+
+    def event(self, id: str) -> e.Result:
+        return e.Result(id=id, players=self.players, score=self.score, round=self.round)
+
+
+KINDS: dict[str, type[Command]] = {c.kind: c for c in (
+    NewTournament, ChangeRoster, RecordInfraction, EndMatch, Appeal, Decide, Correct,
+    RecordResult)}
+
+
+def _choice(choice: Any) -> Any:
+    return dict(choice) if isinstance(choice, Mapping) else choice
+
+
+# pydantic's own error types -> our codes (and the parameters their texts name)
+PYDANTIC_CODES = {
+    "missing": "value.required", "string_type": "value.wrong-type",
+    "int_type": "value.not-whole", "int_parsing": "value.not-whole",
+    "int_from_float": "value.not-whole", "bool_type": "value.wrong-type",
+    "bool_parsing": "value.wrong-type", "dict_type": "value.wrong-type",
+    "list_type": "value.wrong-type", "tuple_type": "value.wrong-type",
+    "model_type": "value.wrong-type", "model_attributes_type": "value.wrong-type",
+    "string_too_long": "text.too-long", "string_too_short": "value.required",
+    "too_long": "value.too-many", "too_short": "value.too-few",
+    "less_than_equal": "value.too-large", "greater_than_equal": "value.too-small",
+    "extra_forbidden": "field.unknown", "literal_error": "value.not-one-of",
+    "date_type": "date.invalid", "date_parsing": "date.invalid",
+    "date_from_datetime_parsing": "date.invalid", "date_from_datetime_inexact": "date.invalid",
+    "string_pattern_mismatch": "value.malformed", "union_tag_invalid": "value.wrong-type",
+}
+# whole-command checks name the field a person would correct
+FIELD_OF = {"offender.required": ["player"], "offender.both": ["team"],
+            "result.same-player": ["players"]}
+TYPE_NAMES = {"string_type": "str", "bool_type": "bool", "bool_parsing": "bool",
+              "dict_type": "map", "list_type": "list", "tuple_type": "list",
+              "model_type": "map", "model_attributes_type": "map"}
+
+
+def error_of(exc: ValidationError, prefix: str = "") -> CommandError:
+    """The first problem of a pydantic validation as a CommandError (its field path)."""
+    errors = exc.errors(include_url=False)
+    # a union reports every branch: the branch whose error is our own code says most
+    first = next((x for x in errors if x["type"] not in PYDANTIC_CODES), errors[0])
+    kind = first["type"]
+    path = [str(p) for p in first["loc"] if not _is_branch(p)] or FIELD_OF.get(kind, [])
+    field = ".".join([*([prefix] if prefix else []), *path])
+    ctx = dict(first.get("ctx") or {})
+    if kind in PYDANTIC_CODES:
+        code = PYDANTIC_CODES[kind]
+        params: dict[str, Any] = {}
+        if code == "value.wrong-type":
+            params["type"] = TYPE_NAMES.get(kind, "map")
+        elif code == "value.too-large":
+            params["max"] = float(ctx.get("le", 0))
+        elif code == "value.too-small":
+            params["min"] = float(ctx.get("ge", 0))
+        elif code == "text.too-long":
+            params["max"] = ctx.get("max_length", 0)
+        elif code in ("value.too-many", "value.too-few"):
+            params["max"] = ctx.get("max_length", ctx.get("min_length", 0))
+        elif code == "value.not-one-of":
+            params["values"] = [v.strip("'") for v in str(ctx.get("expected", "")).split(
+                " or ")] if ctx.get("expected") else []
+        elif code == "date.invalid":
+            params["value"] = repr(first.get("input"))[:60]
+        return CommandError(code, field=field, **params)
+    return CommandError(kind, field=field, **ctx)
+
+
+def _is_branch(part: Any) -> bool:
+    """Union branches in an error path (`str`, `dict[...]`, `function-after[...]`)."""
+    text = str(part)
+    return any(text.startswith(p) for p in ("str", "dict[", "function-", "tuple[", "int",
+                                            "constrained-", "lax-", "strict-", "nullable"))
+
+
+def decode(kind: str, raw: Any, prefix: str = "") -> Command:
+    """Raw input (a mapping of plain values) as the command `kind`; CommandError if not."""
+    cls = KINDS.get(kind)
+    if cls is None:
+        raise CommandError("event.kind-unknown", kind=kind)
+    if not isinstance(raw, Mapping):
+        raise CommandError("value.wrong-type", field=prefix, type="map")
+    try:
+        return cls.model_validate(dict(raw))
+    except ValidationError as exc:
+        raise error_of(exc, prefix) from None
+
+
+def known(cmd: Command, roster: e.Roster) -> None:
+    """The people a command names are people of the series."""
+    judge = getattr(cmd, "judge", None)
+    if judge is not None and judge not in roster.judges:
+        raise CommandError("judge.unknown", field="judge", judge=judge)
+    if isinstance(cmd, RecordInfraction):
+        if cmd.team is not None and cmd.team not in roster.teams:
+            raise CommandError("team.unknown", field="team", team=cmd.team)
+        if cmd.player is not None and cmd.player not in roster.team_of and \
+                cmd.player not in set(roster.players):
+            raise CommandError("player.unknown", field="player", player=cmd.player)
+    elif isinstance(cmd, RecordResult):
+        players = set(roster.players)
+        for i, p in enumerate(cmd.players):
+            if p not in players:
+                raise CommandError("player.unknown", field=f"players.{i}", player=p)
+
+
+SETTING_TYPES: dict[str, type | tuple[type, ...]] = {"bool": bool, "int": int, "str": str}
+
+
+def fits(cmd: Command, book: Rulebook, field: str = "") -> None:
+    """The ids a command uses exist in the rulebook (levels, settings, infractions)."""
+    if isinstance(cmd, NewTournament):
+        levels = book.level_ids()
+        if cmd.level is not None and cmd.level not in levels:
+            raise CommandError("level.unknown", field=_at(field, "level"), level=cmd.level,
+                               levels=list(levels))
+        settings(book, cmd.settings, _at(field, "settings"))
+    elif isinstance(cmd, RecordInfraction) and book.infraction(cmd.infraction) is None:
+        raise CommandError("infraction.unknown-in", field="infraction",
+                           infraction=cmd.infraction, rulebook=book.id)
+
+
+def settings(book: Rulebook, raw: Any, field: str = "settings") -> dict[str, Any]:
+    """Tournament settings the rulebook declares, each of its declared type."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise CommandError("value.wrong-type", field=field, type="map")
+    for key, value in raw.items():
+        spec = book.settings.get(key)
+        if spec is None:
+            raise CommandError("setting.unknown-in", field=f"{field}.{key}", setting=key,
+                               settings=list(book.settings) or ["—"])
+        wanted = SETTING_TYPES[spec.type]
+        if not isinstance(value, wanted) or (spec.type == "int" and isinstance(value, bool)):
+            raise CommandError("value.wrong-type", field=f"{field}.{key}", type=spec.type)
+    return dict(raw)
+
+
+def _at(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
