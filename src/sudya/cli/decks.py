@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import secrets
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from sudya.cli.main import UsageError, app, out
+from sudya.cli.main import UsageError, app, cli_lang, out
 
 deck_app = typer.Typer(help="Дек-листы / deck lists: check, compare.", no_args_is_help=True)
 squad_app = typer.Typer(help="Отряд / squad: the overspend remedy.", no_args_is_help=True)
@@ -46,13 +47,13 @@ def card_list(cards: str | None, db: str | None) -> Any:
         with ledger.factory() as s:
             stored = stored_cards(s)
         if stored is None:
-            raise UsageError("--cards: no card list imported (sudya cards import FILE), "
-                             "give --cards FILE, or --cards sample to try the sample data")
+            raise UsageError("decks.no-cards-imported", field="--cards")
         return stored
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"--cards: cannot read {path}: {exc.strerror}") from None
+        raise UsageError("decks.file-unreadable", field="--cards", path=str(path),
+                         error=exc.strerror) from None
     return CardList(parse_card_list(text, "json" if path.suffix == ".json" else "csv"))
 
 
@@ -61,8 +62,10 @@ def _format(rulebook: str, fmt: str) -> Any:
 
     book = loader.load(rulebook)
     if fmt not in book.formats:
-        raise UsageError(f"--format: unknown format {fmt!r} "
-                         f"({', '.join(book.formats) or 'none'})")
+        if not book.formats:
+            raise UsageError("decks.unknown-format-none", field="--format", format=fmt)
+        raise UsageError("decks.unknown-format", field="--format", format=fmt,
+                         formats=list(book.formats))
     return book.formats[fmt]
 
 
@@ -70,20 +73,23 @@ def _read(path: Path, field: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"{field}: cannot read {path}: {exc.strerror}") from None
+        raise UsageError("decks.file-unreadable", field=field, path=str(path),
+                         error=exc.strerror) from None
 
 
 def _print_findings(findings: list[Any], as_json: bool) -> None:
+    """Findings with their codes; what is wrong in the CLI's language."""
+    lang = cli_lang()
     if as_json:
-        sys.stdout.write(json.dumps([f.__dict__ for f in findings], ensure_ascii=False,
-                                    indent=2) + "\n")
+        sys.stdout.write(json.dumps([{**asdict(f), "message": f.text(lang)}
+                                     for f in findings], ensure_ascii=False, indent=2) + "\n")
         return
     if not findings:
         out.print("нарушений не найдено / no problems found")
         return
     table = Table("#", "нарушение", "подпункт", "правило", "строка", "что не так")
     for i, f in enumerate(findings, start=1):
-        table.add_row(str(i), f.infraction, f.item, f.rule, str(f.line or ""), f.message)
+        table.add_row(str(i), f.infraction, f.item, f.rule, str(f.line or ""), f.text(lang))
     out.print(table)
 
 
@@ -107,12 +113,13 @@ def deck_check(
 
     if (tournament is not None or record is not None) and (tournament is None
                                                            or player is None):
-        raise UsageError("--tournament and --player: both needed to register or record")
+        raise UsageError("decks.register-needs-both", field="--tournament and --player")
     text = _read(file, "FILE")
     findings = check(parse(text), card_list(cards, db), _format(rulebook, fmt), fmt)
     if record is not None and not 1 <= record <= len(findings):
-        raise UsageError(f"--record: choose a finding from 1 to {len(findings)}"
-                         if findings else "--record: the list has no findings to record")
+        if not findings:
+            raise UsageError("decks.record-nothing", field="--record")
+        raise UsageError("decks.record-out-of-range", field="--record", count=len(findings))
     if tournament is None or player is None:
         _print_findings(findings, as_json)
         return
@@ -184,21 +191,22 @@ def squad_remedy(
 
     book = loader.load(rulebook)
     if book.squad is None:
-        raise UsageError(f"--rulebook: {book.id} has no squad rules")
+        raise UsageError("decks.no-squad-rules", field="--rulebook", rulebook=book.id)
     seed = seed if seed is not None else secrets.randbelow(2**31)
     picks = [d.strip() for d in drawn.split(",")] if drawn else None
     result = remedy(squad, card_list(cards, db), book.squad, seat, seed, picks)
+    lang = cli_lang()
     if as_json:
         sys.stdout.write(json.dumps({
             "seat": result.seat, "seed": result.seed, "squad": result.squad,
-            "draws": [d.__dict__ for d in result.draws], "kept": result.kept,
-            "returned": result.returned, "warning": result.warning},
+            "draws": [{**asdict(d), "reason": d.text(lang)} for d in result.draws],
+            "kept": result.kept, "returned": result.returned, "warning": result.warning},
             ensure_ascii=False, indent=2) + "\n")
         return
     out.print(f"seed {result.seed} · место / seat {seat}")
     table = Table("шаг", "группа", "причина", "карта в колоду", "как выбрана")
     for d in result.draws:
-        table.add_row(str(d.step), d.group, d.reason, d.card, d.chosen_by)
+        table.add_row(str(d.step), d.group, d.text(lang), d.card, d.chosen_by)
     out.print(table)
     out.print("в отряде / kept: " + ", ".join(result.kept))
     out.print("предупреждение (000 §7.4) / warning" if result.warning else "нарушений нет")

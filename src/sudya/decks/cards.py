@@ -8,21 +8,54 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sudya.errors import SudyaError
+from sudya.errors import SudyaError, one_line
 
 CSV_COLUMNS = ["name", "element", "gold", "silver", "flyer", "unique", "terrain", "horde",
                "excludes", "formats"]
 
 
-class CardListError(SudyaError):
-    """A card list file that cannot be imported; nothing was imported."""
+class CardRowError(SudyaError):
+    """One row of a card list that cannot be imported: a code, the field, and the row (a CSV
+    line or the n-th card of a JSON list) once the import knows it."""
 
     code = "cards"
 
-    def __init__(self, rejected: list[str]) -> None:
-        super().__init__(f"{len(rejected)} row(s) rejected; nothing was imported: "
-                         + "; ".join(rejected[:3]))
-        self.rejected = rejected
+    def __init__(self, code: str, *, field: str = "", **params: Any) -> None:
+        super().__init__(code, field=field, **params)
+        self.row: tuple[str, int] | None = None  # ("line", 3) or ("card", 2)
+
+    def at(self, row: tuple[str, int]) -> CardRowError:
+        self.row = row
+        return self
+
+    def where_text(self, lang: str = "en") -> str:
+        """The row in the language (`line 3`, `строка 3`), else what `where` names."""
+        if self.row is None:
+            return self.where
+        from sudya.messages import render  # the catalogues are read at the edge only
+
+        return render(f"cards.at-{self.row[0]}", {"n": self.row[1]}, lang)
+
+
+class CardListError(SudyaError):
+    """A card list file that cannot be imported; nothing was imported. Its text names the
+    count and the first three rows refused (`problems` holds them all)."""
+
+    code = "cards.rejected"
+
+    def __init__(self, problems: list[CardRowError]) -> None:
+        super().__init__("cards.rejected", count=len(problems))
+        self.problems = problems
+
+    @property
+    def rejected(self) -> list[str]:
+        """Every refused row in English, `line 3: gold: …`."""
+        return [p.render() for p in self.problems]
+
+    def text(self, lang: str = "en", book: Any = None) -> str:
+        head = super().text(lang, book)
+        return one_line(": ".join([head, "; ".join(p.render(lang, book)
+                                                   for p in self.problems[:3])]))
 
 
 def fold(name: str) -> str:
@@ -71,7 +104,7 @@ class CardList:
         return len(self.cards)
 
 
-def _bool(value: Any, where: str) -> bool:
+def _bool(value: Any, field: str) -> bool:
     if isinstance(value, bool):
         return value
     text = str(value or "").strip().lower()
@@ -79,23 +112,23 @@ def _bool(value: Any, where: str) -> bool:
         return False
     if text in ("1", "yes", "true", "да", "+"):
         return True
-    raise ValueError(f"{where}: yes/no expected, got {value!r}")
+    raise CardRowError("cards.not-yes-no", field=field, value=value)
 
 
-def _int(value: Any, where: str) -> int:
+def _int(value: Any, field: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
     else:
         text = str(value or "0").strip()
         if not text.isdigit():
-            raise ValueError(f"{where}: a whole number expected, got {value!r}")
+            raise CardRowError("cards.not-whole", field=field, value=value)
         number = int(text)
     if number < 0:
-        raise ValueError(f"{where}: cannot be negative")
+        raise CardRowError("cards.negative", field=field)
     return number
 
 
-def _formats(value: Any, where: str) -> dict[str, str | int]:
+def _formats(value: Any, field: str) -> dict[str, str | int]:
     """`standard:legal;constructed:restricted=1;draft:banned` or a mapping."""
     if isinstance(value, dict):
         items = list(value.items())
@@ -105,7 +138,7 @@ def _formats(value: Any, where: str) -> dict[str, str | int]:
             if part.strip():
                 key, sep, state = part.partition(":")
                 if not sep:
-                    raise ValueError(f"{where}: write format:legal|banned|restricted=N")
+                    raise CardRowError("cards.format-syntax", field=field)
                 items.append((key.strip(), state.strip()))
     out: dict[str, str | int] = {}
     for key, state in items:
@@ -114,62 +147,72 @@ def _formats(value: Any, where: str) -> dict[str, str | int]:
         elif str(state) in ("legal", "banned"):
             out[key] = str(state)
         elif str(state).startswith("restricted="):
-            out[key] = _int(str(state).split("=", 1)[1], f"{where}.{key}")
+            out[key] = _int(str(state).split("=", 1)[1], f"{field}.{key}")
         else:
-            raise ValueError(f"{where}.{key}: legal, banned or restricted=N, got {state!r}")
+            raise CardRowError("cards.format-state", field=f"{field}.{key}", value=state)
     return out
 
 
-def card_from_row(row: dict[str, Any], where: str) -> Card:
+def card_from_row(row: dict[str, Any], where: str = "") -> Card:
+    """A card from an imported row (CardRowError names the field; `where` a stored row)."""
+    try:
+        return _card(row)
+    except CardRowError as exc:
+        exc.where = exc.where or where
+        raise
+
+
+def _card(row: dict[str, Any]) -> Card:
     name = str(row.get("name") or "").strip()
     if not name:
-        raise ValueError(f"{where}: name: required")
-    gold = _int(row.get("gold"), f"{where}: gold")
-    silver = _int(row.get("silver"), f"{where}: silver")
+        raise CardRowError("cards.required", field="name")
+    gold = _int(row.get("gold"), "gold")
+    silver = _int(row.get("silver"), "silver")
     if gold and silver:
-        raise ValueError(f"{where}: a card costs gold or silver crystals, not both")
+        raise CardRowError("cards.gold-and-silver")
     excludes = row.get("excludes") or []
     if isinstance(excludes, str):
         excludes = [e for e in excludes.split(";") if e.strip()]
     return Card(name=name, element=str(row.get("element") or ""), gold=gold, silver=silver,
-                flyer=_bool(row.get("flyer"), f"{where}: flyer"),
-                unique=_bool(row.get("unique"), f"{where}: unique"),
-                terrain=_bool(row.get("terrain"), f"{where}: terrain"),
-                horde=_bool(row.get("horde"), f"{where}: horde"),
+                flyer=_bool(row.get("flyer"), "flyer"),
+                unique=_bool(row.get("unique"), "unique"),
+                terrain=_bool(row.get("terrain"), "terrain"),
+                horde=_bool(row.get("horde"), "horde"),
                 excludes=frozenset(fold(e) for e in excludes),
-                formats=_formats(row.get("formats"), f"{where}: formats"))
+                formats=_formats(row.get("formats"), "formats"))
 
 
 def parse_card_list(text: str, kind: str) -> list[Card]:
     """Cards from CSV or JSON text; every row or none (CardListError lists the rejects)."""
-    rows: list[tuple[str, dict[str, Any]]]
+    rows: list[tuple[tuple[str, int], dict[str, Any]]]
     if kind == "json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise CardListError([f"line {exc.lineno}: malformed JSON: {exc.msg}"]) from None
+            raise CardListError([CardRowError("cards.malformed-json", error=exc.msg)
+                                 .at(("line", exc.lineno))]) from None
         if isinstance(data, dict):
             data = data.get("cards", [])
         if not isinstance(data, list):
-            raise CardListError(["a JSON card list is a list of cards (or {cards: [...]})"])
-        rows = [(f"card {i}", r if isinstance(r, dict) else {}) for i, r in
+            raise CardListError([CardRowError("cards.not-a-list")])
+        rows = [(("card", i), r if isinstance(r, dict) else {}) for i, r in
                 enumerate(data, start=1)]
     else:
         reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
         if "name" not in (reader.fieldnames or []):
-            raise CardListError([f"missing column name (columns: {', '.join(CSV_COLUMNS)})"])
-        rows = [(f"line {i}", r) for i, r in enumerate(reader, start=2)]
+            raise CardListError([CardRowError("cards.no-name-column", columns=CSV_COLUMNS)])
+        rows = [(("line", i), r) for i, r in enumerate(reader, start=2)]
     cards: list[Card] = []
-    rejected: list[str] = []
+    rejected: list[CardRowError] = []
     seen: set[str] = set()
     for where, row in rows:
         try:
-            card = card_from_row(row, where)
-        except ValueError as exc:
-            rejected.append(str(exc))
+            card = _card(row)
+        except CardRowError as exc:
+            rejected.append(exc.at(where))
             continue
         if fold(card.name) in seen:
-            rejected.append(f"{where}: {card.name!r} is listed twice")
+            rejected.append(CardRowError("cards.listed-twice", card=card.name).at(where))
             continue
         seen.add(fold(card.name))
         cards.append(card)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from sudya.decks.cards import CardList, fold
 from sudya.rulebooks.schema import DeckFormat
@@ -66,14 +67,26 @@ def parse(text: str) -> DeckList:
 
 @dataclass(frozen=True)
 class Finding:
-    """A problem with a deck list: the rule it breaks and the infraction with its sub-item."""
+    """A problem with a deck list: the rule it breaks, the infraction with its sub-item, and
+    what is wrong as a message code with parameters (`decklist.*`, `mismatch.*`)."""
 
     infraction: str
     item: str  # а, б, в … as the regulation lists them
     rule: str
-    message: str
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
     line: int | None = None
     suggestion: str | None = None
+
+    @property
+    def message(self) -> str:
+        """What is wrong, in English."""
+        return self.text("en")
+
+    def text(self, lang: str = "en") -> str:
+        from sudya.messages import render  # the catalogues are read at the edge only
+
+        return render(self.code, self.params, lang)
 
 
 def check(deck: DeckList | None, cards: CardList, fmt: DeckFormat, fmt_id: str
@@ -81,44 +94,42 @@ def check(deck: DeckList | None, cards: CardList, fmt: DeckFormat, fmt_id: str
     """Every problem of a deck list against a format (002 §1.1 а–е, §1.4 а–в)."""
     inv, careless = "deck.invalid-decklist", "deck.careless-decklist"
     if deck is None or not deck.lines:
-        return [Finding(inv, "а", "002 §1.1 а", "no deck list")]
+        return [Finding(inv, "а", "002 §1.1 а", "decklist.missing")]
     out: list[Finding] = []
     if not deck.player:
-        out.append(Finding(careless, "в", "002 §1.4 в", "the player's name is not on the list"))
+        out.append(Finding(careless, "в", "002 §1.4 в", "decklist.no-player"))
     known: list[Line] = []
     for line in deck.lines:
         card = cards.get(line.name)
         if line.count is None:
-            out.append(Finding(inv, "г", "002 §1.1 г",
-                               f"the count of {line.name!r} is not written in digits",
-                               line.number))
+            out.append(Finding(inv, "г", "002 §1.1 г", "decklist.count-not-digits",
+                               {"card": line.name}, line.number))
         if card is None:
             hint = cards.suggest(line.name)
             if hint:
-                out.append(Finding(careless, "б", "002 §1.4 б",
-                                   f"{line.name!r} is hard to read: is it {hint!r}?",
-                                   line.number, hint))
+                out.append(Finding(careless, "б", "002 §1.4 б", "decklist.hard-to-read",
+                                   {"card": line.name, "suggestion": hint}, line.number,
+                                   hint))
             else:
-                out.append(Finding(careless, "а", "002 §1.4 а",
-                                   f"{line.name!r} is not a card the judges can identify",
-                                   line.number))
+                out.append(Finding(careless, "а", "002 §1.4 а", "decklist.unknown-card",
+                                   {"card": line.name}, line.number))
             continue
         known.append(line)
         legal = card.legality(fmt_id)
         if legal is None or legal == "banned":
-            out.append(Finding(inv, "в", "002 §1.1 в",
-                               f"{card.name} is not legal in {fmt_id}", line.number))
+            out.append(Finding(inv, "в", "002 §1.1 в", "decklist.not-legal",
+                               {"card": card.name, "format": fmt_id}, line.number))
     main = sum(line.count or 1 for line in deck.lines if line.part == "main")
     extra = sum(line.count or 1 for line in deck.lines if line.part == "additional")
     if fmt.main_min is not None and main < fmt.main_min:
-        out.append(Finding(inv, "б", "002 §1.1 б", f"main deck has {main} cards, fewer than "
-                                                   f"{fmt.main_min}"))
+        out.append(Finding(inv, "б", "002 §1.1 б", "decklist.main-too-few",
+                           {"count": main, "min": fmt.main_min}))
     if fmt.main_max is not None and main > fmt.main_max:
-        out.append(Finding(inv, "б", "002 §1.1 б", f"main deck has {main} cards, more than "
-                                                   f"{fmt.main_max}"))
+        out.append(Finding(inv, "б", "002 §1.1 б", "decklist.main-too-many",
+                           {"count": main, "max": fmt.main_max}))
     if fmt.additional_max is not None and extra > fmt.additional_max:
-        out.append(Finding(inv, "б", "002 §1.1 б", f"additional deck has {extra} cards, more "
-                                                   f"than {fmt.additional_max}"))
+        out.append(Finding(inv, "б", "002 §1.1 б", "decklist.additional-too-many",
+                           {"count": extra, "max": fmt.additional_max}))
     out += _copies(deck, cards, fmt, fmt_id)
     return out
 
@@ -144,11 +155,12 @@ def _copies(deck: DeckList, cards: CardList, fmt: DeckFormat, fmt_id: str) -> li
         worst = max(main.get(key, 0), extra.get(key, 0))
         if worst > limit:  # one part alone breaks deck construction
             out.append(Finding("deck.invalid-decklist", "д", "002 §1.1 д",
-                               f"{worst} copies of {card.name}, at most {limit}"))
+                               "decklist.too-many-copies",
+                               {"count": worst, "card": card.name, "limit": limit}))
         elif total > limit:  # only main and additional together do
             out.append(Finding("deck.invalid-decklist", "е", "002 §1.1 е",
-                               f"{total} copies of {card.name} in main and additional decks "
-                               f"together, at most {limit}"))
+                               "decklist.too-many-copies-together",
+                               {"count": total, "card": card.name, "limit": limit}))
     return out
 
 
@@ -160,23 +172,23 @@ def compare(listed: DeckList, deck: DeckList) -> list[Finding]:
     listed_extra, deck_extra = listed.counts("additional"), deck.counts("additional")
     names = {fold(line.name): line.name for line in [*listed.lines, *deck.lines]}
     if sum(deck_main.values()) < sum(listed_main.values()):
-        out.append(Finding(mismatch, "а", "002 §1.2 а",
-                           f"the deck has {sum(deck_main.values())} cards, the list "
-                           f"{sum(listed_main.values())}"))
+        out.append(Finding(mismatch, "а", "002 §1.2 а", "mismatch.fewer-cards",
+                           {"deck": sum(deck_main.values()),
+                            "listed": sum(listed_main.values())}))
     if sum(deck_extra.values()) > sum(listed_extra.values()):
-        out.append(Finding(mismatch, "а", "002 §1.2 а",
-                           f"the additional deck has {sum(deck_extra.values())} cards, the "
-                           f"list {sum(listed_extra.values())}"))
+        out.append(Finding(mismatch, "а", "002 §1.2 а", "mismatch.more-additional",
+                           {"deck": sum(deck_extra.values()),
+                            "listed": sum(listed_extra.values())}))
     listed_all, deck_all = listed.counts(), deck.counts()
     for key, n in deck_all.items():
         if key not in listed_all:
-            out.append(Finding(mismatch, "б", "002 §1.2 б",
-                               f"{names[key]} ×{n} is in the deck but not on the list"))
+            out.append(Finding(mismatch, "б", "002 §1.2 б", "mismatch.not-listed",
+                               {"card": names[key], "count": n}))
         elif n != listed_all[key]:
-            out.append(Finding(mismatch, "в", "002 §1.2 в",
-                               f"{names[key]}: {n} in the deck, {listed_all[key]} on the list"))
+            out.append(Finding(mismatch, "в", "002 §1.2 в", "mismatch.count-differs",
+                               {"card": names[key], "deck": n, "listed": listed_all[key]}))
     for key, n in listed_all.items():
         if key not in deck_all:
-            out.append(Finding(mismatch, "в", "002 §1.2 в",
-                               f"{names[key]}: 0 in the deck, {n} on the list"))
+            out.append(Finding(mismatch, "в", "002 §1.2 в", "mismatch.count-differs",
+                               {"card": names[key], "deck": 0, "listed": n}))
     return out

@@ -12,38 +12,49 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from sudya.decks.cards import Card, CardList, fold
 from sudya.errors import SudyaError
 from sudya.rulebooks.schema import SquadRules
 
 GROUPS = ("А", "Б", "В", "Г", "Д", "Е")
+# why a group loses a card: the message code of each group's reason
 REASONS = {
-    "А": "gold crystals overspent",
-    "Б": "silver crystals overspent",
-    "В": "crystals on flyers overspent",
-    "Г": "uniqueness broken",
-    "Д": "more than one terrain",
-    "Е": "«cannot be taken with …» broken",
+    "А": "squad.gold-overspent",
+    "Б": "squad.silver-overspent",
+    "В": "squad.flyers-overspent",
+    "Г": "squad.not-unique",
+    "Д": "squad.terrains",
+    "Е": "squad.cannot-be-taken-with",
 }
 
 
 class SquadError(SudyaError):
-    code = "squad"
+    """A squad the remedy cannot work on: `SquadError(code, field=..., **params)`."""
 
-    def __init__(self, message: str, *, field: str = "") -> None:
-        super().__init__(f"{field}: {message}" if field else message)
-        self.field = field
+    code = "squad"
 
 
 @dataclass(frozen=True)
 class Draw:
     step: int
     group: str
-    reason: str
+    code: str  # the group's reason, a message code (REASONS)
     card: str
     position: int  # index in the squad as it stood before this draw
     chosen_by: str  # "random" or "judge"
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reason(self) -> str:
+        """The group's reason in English."""
+        return self.text("en")
+
+    def text(self, lang: str = "en") -> str:
+        from sudya.messages import render  # the catalogues are read at the edge only
+
+        return render(self.code, self.params, lang)
 
 
 @dataclass
@@ -105,8 +116,10 @@ def resolve(names: list[str], cards: CardList) -> list[Card]:
         card = cards.get(name)
         if card is None:
             hint = cards.suggest(name)
-            more = f" (did you mean {hint!r}?)" if hint else ""
-            raise SquadError(f"unknown card {name!r}{more}", field=f"squad[{i}]")
+            if hint:
+                raise SquadError("squad.unknown-card-like", field=f"squad[{i}]", card=name,
+                                 suggestion=hint)
+            raise SquadError("squad.unknown-card", field=f"squad[{i}]", card=name)
         out.append(card)
     return out
 
@@ -115,7 +128,8 @@ def remedy(names: list[str], cards: CardList, rules: SquadRules, seat: str, seed
            drawn: list[str] | None = None) -> Remedy:
     """Repair a squad; `drawn` are the cards the judge actually drew, in order (optional)."""
     if seat not in rules.budgets:
-        raise SquadError(f"unknown seat {seat!r} ({', '.join(rules.budgets)})", field="seat")
+        raise SquadError("squad.unknown-seat", field="seat", seat=seat,
+                         seats=list(rules.budgets))
     squad = resolve(names, cards)
     rng = random.Random(seed)
     result = Remedy(seat=seat, seed=seed, squad=[c.name for c in squad])
@@ -131,9 +145,8 @@ def remedy(names: list[str], cards: CardList, rules: SquadRules, seat: str, seed
             wanted = fold(given.pop(0))
             matches = [p for p in positions if fold(squad[p].name) == wanted]
             if not matches:
-                raise SquadError(
-                    f"step {step}: the drawn card is not in group {group} "
-                    f"({', '.join(squad[p].name for p in positions)})", field="drawn")
+                raise SquadError("squad.drawn-not-in-group", field="drawn", step=step,
+                                 group=group, cards=[squad[p].name for p in positions])
             position, how = matches[0], "judge"
         else:
             position, how = positions[rng.randrange(len(positions))], "random"
@@ -141,6 +154,6 @@ def remedy(names: list[str], cards: CardList, rules: SquadRules, seat: str, seed
                                  how))
         del squad[position]
     if given:
-        raise SquadError("more drawn cards than the remedy needed", field="drawn")
+        raise SquadError("squad.too-many-drawn", field="drawn")
     result.kept = [c.name for c in squad]
     return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,8 @@ def import_cards(ledger: Ledger, path: Path, *, actor: str) -> int:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise SudyaError(f"FILE: cannot read {path}: {exc.strerror}") from exc
+        raise SudyaError("decks.file-unreadable", field="FILE", path=str(path),
+                         error=exc.strerror) from exc
     cards = parse_card_list(text, "json" if path.suffix == ".json" else "csv")
     with ledger.uow().begin() as s:
         row = d.CardImport(source=path.name, count=len(cards), created_by=actor)
@@ -58,18 +60,18 @@ def register_decklist(ledger: Ledger, *, tournament: int, player: str, text: str
     """Store a player's deck list (and, when checked, what the check found)."""
     with ledger.uow().begin() as s:
         if s.get(m.Tournament, tournament) is None:
-            raise LedgerError(f"unknown tournament {tournament!r}", field="tournament")
+            raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
         entered = s.scalar(select(m.Entry.id).join(m.Person).where(
             m.Entry.tournament_id == tournament, m.Person.handle == player))
         if entered is None:
-            raise LedgerError(f"{player!r} is not registered in this tournament",
-                              field="player")
+            raise LedgerError("player.not-registered", field="player",
+                              player=player)
         row = d.Decklist(tournament_id=tournament, player=player, format=fmt, text=text,
                          created_by=actor.name, request_id=actor.request_id)
         s.add(row)
         s.flush()
         if findings is not None:
-            s.add(d.DeckCheck(decklist_id=row.id, findings=[f.__dict__ for f in findings],
+            s.add(d.DeckCheck(decklist_id=row.id, findings=[asdict(f) for f in findings],
                               created_by=actor.name, request_id=actor.request_id))
         return row.id
 
@@ -77,7 +79,7 @@ def register_decklist(ledger: Ledger, *, tournament: int, player: str, text: str
 def decklist_status(s: Session, tournament: int) -> list[dict[str, Any]]:
     """Every registered player with the state of their newest list (head judge's view)."""
     if s.get(m.Tournament, tournament) is None:
-        raise LedgerError(f"unknown tournament {tournament!r}", field="tournament")
+        raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
     players = list(s.scalars(select(m.Person.handle).join(m.Entry).where(
         m.Entry.tournament_id == tournament).order_by(m.Entry.id)))
     out = []

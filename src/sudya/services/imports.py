@@ -20,31 +20,44 @@ COLUMNS = {
 
 
 class ImportRejected(SudyaError):
-    """Some rows were refused; nothing was imported."""
+    """Some rows were refused; nothing was imported. `problems`: each refused row's line
+    and what was wrong with it."""
 
-    code = "import"
+    code = "import.rejected"
 
-    def __init__(self, rejected: list[str]) -> None:
-        super().__init__(f"{len(rejected)} row(s) rejected; nothing was imported")
-        self.rejected = rejected
+    def __init__(self, problems: list[tuple[int, SudyaError]]) -> None:
+        super().__init__("import.rejected", count=len(problems))
+        self.problems = problems
+
+    @property
+    def rejected(self) -> list[str]:
+        """Every refused row in English, `line 3: …`."""
+        return self.lines("en")
+
+    def lines(self, lang: str = "en") -> list[str]:
+        """Every refused row in a language, `line 3: …`."""
+        from sudya.messages import render  # the catalogues are read at the edge only
+
+        return [f"{render('import.at-line', {'n': line}, lang)}: {error.render(lang)}"
+                for line, error in self.problems]
 
 
 def read_rows(kind: str, path: Path) -> list[dict[str, str]]:
     if kind not in COLUMNS:
-        raise SudyaError(f"WHAT: players, teams or results, got {kind!r}")
+        raise SudyaError("import.unknown-what", field="WHAT", what=kind)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
-        raise SudyaError(f"{path}: cannot read: {exc.strerror}") from exc
+        raise SudyaError("import.unreadable", where=str(path), error=exc.strerror) from exc
     except UnicodeDecodeError:
-        raise SudyaError(f"{path}: not UTF-8 text") from None
+        raise SudyaError("import.not-utf8", where=str(path)) from None
     reader = csv.DictReader(text.splitlines())
     missing = [c for c in COLUMNS[kind][:1] if c not in (reader.fieldnames or [])]
     if kind == "results":
         missing = [c for c in COLUMNS[kind] if c not in (reader.fieldnames or [])]
     if missing:
-        raise SudyaError(f"{path}: missing column(s) {', '.join(missing)} "
-                         f"(expected {', '.join(COLUMNS[kind])})")
+        raise SudyaError("import.missing-columns", where=str(path), columns=missing,
+                         expected=COLUMNS[kind])
     return list(reader)
 
 
@@ -52,7 +65,7 @@ def import_csv(ledger: Ledger, kind: str, path: Path, *, tournament: int, actor:
                progress: Callable[[int, int], None] | None = None) -> int:
     """Import every row in one transaction; any rejected row rolls all of them back."""
     rows = read_rows(kind, path)
-    rejected: list[str] = []
+    rejected: list[tuple[int, SudyaError]] = []
     try:
         with ledger.uow().begin() as session:
             for i, row in enumerate(rows, start=2):  # line 1 is the header
@@ -60,10 +73,10 @@ def import_csv(ledger: Ledger, kind: str, path: Path, *, tournament: int, actor:
                     with session.begin_nested():
                         _import_row(ledger, kind, row, tournament, actor, session)
                 except SudyaError as exc:
-                    rejected.append(f"line {i}: {exc}")
+                    rejected.append((i, exc))
                 except (SQLAlchemyError, OverflowError) as exc:  # the database refused it
                     first = str(getattr(exc, "orig", None) or exc).splitlines()[0]
-                    rejected.append(f"line {i}: the database refused the row: {first}")
+                    rejected.append((i, SudyaError("import.database-refused", error=first)))
                 if progress:
                     progress(i - 1, len(rows))
             if rejected:
@@ -83,7 +96,7 @@ def _import_row(ledger: Ledger, kind: str, row: dict[str, Any], tournament: int,
     if kind == "players":
         table = field("table")
         if table and not table.isdigit():
-            raise SudyaError("table: must be a whole number")
+            raise SudyaError("import.not-whole", field="table")
         ledger.add_player(tournament=tournament, handle=field("handle"),
                           name=field("name") or None, team=field("team") or None,
                           table=int(table) if table else None, actor=actor, session=session)
@@ -96,10 +109,11 @@ def _import_row(ledger: Ledger, kind: str, row: dict[str, Any], tournament: int,
         try:
             a, b = (int(x) for x in field("score").split("-"))
         except ValueError:
-            raise SudyaError(f"score: write it like 12-8, got {field('score')!r}") from None
+            raise SudyaError("import.score-format", field="score",
+                             score=field("score")) from None
         rnd = field("round")
         if rnd and not rnd.isdigit():
-            raise SudyaError("round: must be a whole number")
+            raise SudyaError("import.not-whole", field="round")
         ledger.record_result(tournament=tournament, players=(field("player_a"),
                                                              field("player_b")),
                              score=(a, b), round=int(rnd) if rnd else None, actor=actor,

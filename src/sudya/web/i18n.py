@@ -6,7 +6,6 @@ import contextvars
 import datetime as dt
 import functools
 import io
-import re
 from pathlib import Path
 
 from babel.dates import format_date, format_datetime
@@ -93,19 +92,3 @@ def reason(r: Reason, book: Rulebook | None = None) -> str:
     """A ruling's reason in the reader's language, ids shown by their names."""
     return reason_text(r, current_lang.get(), book)
 
-
-RULE_MESSAGES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(p), ru) for p, ru in [
-    ]
-]
-
-
-def rule_message(message: str) -> str:
-    """A deck check's English message in the current language (until they are codes)."""
-    if current_lang.get() != "ru":
-        return message
-    for pattern, ru in RULE_MESSAGES:
-        match = pattern.fullmatch(message)
-        if match:
-            return ru.format(**match.groupdict())
-    return message

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -21,6 +23,7 @@ from sudya.db import models as m
 from sudya.decks.cards import CardList
 from sudya.decks.decklist import Finding, check, compare, parse
 from sudya.decks.squad import SquadError, remedy
+from sudya.messages import render
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.decks import (
     SAMPLE_CARDS,
@@ -84,20 +87,26 @@ def no_cards_message() -> str:
              "import FILE); until then you may check against the SAMPLE list.")
 
 
+def say(code: str, params: Mapping[str, Any] | None, book: Rulebook | None = None) -> str:
+    """A message code (a finding, a draw's reason) in the reader's language."""
+    return render(code, params, i18n.current_lang.get(), book)
+
+
 def findings_view(book: Rulebook, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Findings as a page shows them: names, the sub-item's text, the message translated."""
+    """Findings as a page shows them: names, the sub-item's text, the message in words."""
     out = []
     for n, f in enumerate(findings, start=1):
         inf = book.infraction(f["infraction"])
         item_text = inf.items.get(f["item"]) if inf is not None else None
         out.append({**f, "n": n, "infraction_name": views.infraction_name(book, f["infraction"]),
                     "item_text": i18n.text(item_text) if item_text else "",
-                    "text": i18n.rule_message(f["message"]), "recordable": inf is not None})
+                    "text": say(f["code"], f.get("params"), book),
+                    "recordable": inf is not None})
     return out
 
 
 def as_dicts(findings: list[Finding]) -> list[dict[str, Any]]:
-    return [dict(f.__dict__) for f in findings]
+    return [asdict(f) for f in findings]
 
 
 def request_id_for(user: str, key: str) -> str:
@@ -222,7 +231,7 @@ async def check_submit(ctx: C, tid: int, request: Request) -> Response:
                             findings=findings)
     except LedgerError as exc:
         field = exc.field if exc.field in ("player",) else "text"
-        errors[field] = i18n.rule_message(exc.bare)
+        errors[field] = i18n.error(exc)
         return _check_page(ctx, t, book, status=422, values=values, errors=errors)
     suffix = "&cards=sample" if values["cards"] == "sample" else ""
     return views.done(request, f"/t/{tid}/decks/check?list={lid}{suffix}")
@@ -345,13 +354,12 @@ async def squad_submit(ctx: C, tid: int, request: Request) -> Response:
         done = remedy(names, cards, book.squad, values["seat"], seed, drawn or None)
     except SquadError as exc:
         field = exc.field.split("[", 1)[0] or "squad"
-        bare = str(exc)[len(exc.field) + 2:] if exc.field else str(exc)
         errors[field if field in ("squad", "seat", "drawn") else "squad"] = \
-            i18n.rule_message(bare)
+            exc.text(i18n.current_lang.get(), book)
         return _squad_page(ctx, t, book, status=422, values=values, errors=errors)
     result = {
         "seat": seat_name(done.seat), "seed": done.seed, "squad": done.squad,
-        "draws": [{"step": x.step, "group": x.group, "reason": i18n.rule_message(x.reason),
+        "draws": [{"step": x.step, "group": x.group, "reason": say(x.code, x.params, book),
                    "card": x.card, "chosen_by": x.chosen_by,
                    "how": _("at random") if x.chosen_by == "random" else
                    _("drawn at the table")} for x in done.draws],
@@ -399,6 +407,6 @@ async def record_finding(ctx: C, tid: int, request: Request) -> Response:
                                     judge=roles.judge_handle, details=details,
                                     idempotency_key=key, actor=views.actor(ctx))
     except LedgerError as exc:
-        return ctx.render("error.html", status=422, message=i18n.rule_message(exc.bare))
+        return ctx.render("error.html", status=422, message=i18n.error(exc))
     event = rulings[0].event if rulings else ""
     return views.done(request, f"/t/{tid}?recorded={event}")
