@@ -67,6 +67,7 @@ def test_check_a_list_against_a_format(client: TestClient, auth: Auth) -> None:
         f for f in typo["findings"] if f["item"] == "б").items()
 
 
+@pytest.mark.postgresql
 def test_check_registers_the_list_once_and_the_status_shows_it(
         client: TestClient, auth: Auth, ledger: Ledger) -> None:
     head = auth("glavsud")
