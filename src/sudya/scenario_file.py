@@ -106,6 +106,11 @@ class _Plain:
     def value(self, value: Any, loc: list[str | int]) -> Any:
         if len(loc) > MAX_DEPTH:
             raise self.refuse(loc, f"nested too deeply (at most {MAX_DEPTH} levels)")
+        tag = _tag(value)
+        if tag == "!!str" and isinstance(getattr(value, "value", None), str):
+            return self.text(value.value, loc)  # `!!str 2026-03-01`: a text, not a date
+        if tag is not None:
+            raise self.refuse(loc, f"the tag {tag} is not allowed")
         if isinstance(value, dict):
             out: dict[str, Any] = {}
             for key, item in value.items():
@@ -148,14 +153,19 @@ class _Plain:
         return str(value)
 
 
+def _tag(value: Any) -> str | None:
+    """An explicit tag ruamel kept on a value (`!foo`, `!!python/...`), or None."""
+    tag = getattr(getattr(value, "tag", None), "value", None)
+    if not isinstance(tag, str):
+        return None
+    return tag.replace("tag:yaml.org,2002:", "!!", 1)
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, bytes | bytearray):
         return "binary values (!!binary) are not allowed"
     if isinstance(value, AbstractSet):
         return "sets (!!set) are not allowed"
-    tag = getattr(getattr(value, "tag", None), "value", None)  # ruamel's TaggedScalar
-    if isinstance(tag, str):
-        return f"the tag {tag} is not allowed"
     return f"values of type {type(value).__name__} are not allowed"
 
 

@@ -20,7 +20,8 @@ import pytest
 import sqlalchemy as sa
 from cli_kit import Run, refused, run, run_all
 
-from sudya.scenario import load_scenario_file, replay
+from sudya.scenario import replay
+from sudya.scenario_file import load_scenario_file
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 SCENARIOS = sorted(SHARED.glob("*.yaml"))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from sudya.rulebooks.lint import lint
-from sudya.scenario import load_scenario_file, replay
+from sudya.scenario import replay
+from sudya.scenario_file import load_scenario_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 

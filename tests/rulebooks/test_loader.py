@@ -11,7 +11,8 @@ import pytest
 
 from sudya.errors import RulebookError, ScenarioError
 from sudya.rulebooks import loader
-from sudya.scenario import load_scenario_file, replay
+from sudya.scenario import replay
+from sudya.scenario_file import load_scenario_file
 
 DATA = Path(__file__).parent / "data"
 BUNDLED_IDS = ("berserk", "clan-championship", "team-wargame")

@@ -9,7 +9,7 @@ import pytest
 
 from sudya.errors import ScenarioError
 from sudya.rulebooks import loader
-from sudya.scenario import load_scenario_file
+from sudya.scenario_file import load_scenario_file
 
 HERE = Path(__file__).parent
 

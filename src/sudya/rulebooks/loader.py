@@ -11,30 +11,139 @@ from typing import Any
 from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.composer import Composer, ComposerError
+from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.reader import ReaderError
 
 from sudya.errors import RulebookError
 from sudya.rulebooks.schema import Rulebook
 
 BUNDLED = Path(__file__).parent / "bundled"
+# ruamel reads YAML in pure Python (about 100 kB a second here): a bigger file is no rulebook
+# or scenario but a mistake, and reading it would take minutes
+MAX_YAML_BYTES = 1_000_000
+MAX_DEPTH = 100  # nesting levels; ruamel recurses per level and fails near 300
+MAX_ALIASED = 100_000  # values aliases may add: a "billion laughs" file expands without end
+
+
+def read_text(path: Path, limit: int) -> str:
+    """A UTF-8 text file of at most `limit` bytes (a leading byte order mark is dropped)."""
+    try:
+        with path.open("rb") as f:
+            data = f.read(limit + 1)  # never more: /dev/zero is a file too
+    except OSError as exc:
+        raise RulebookError(f"{path}: cannot read: {exc.strerror}") from exc
+    if len(data) > limit:
+        raise RulebookError(f"{path}: too large (more than {limit:,} bytes)")
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise RulebookError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at "
+                            f"offset {exc.start})") from exc
 
 
 def read_yaml(path: Path) -> Any:
     """Read a YAML 1.2 file keeping line numbers (round-trip mode)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulebookError(f"{path}: cannot read: {exc.strerror}") from exc
-    return parse_yaml(text, str(path))
+    return parse_yaml(read_text(path, MAX_YAML_BYTES), str(path))
+
+
+class _GuardedComposer(Composer):
+    """Refuses what would exhaust the stack or memory: deep nesting, alias bombs, cycles."""
+
+    def __init__(self, loader: Any = None) -> None:
+        super().__init__(loader=loader)
+        self.warn_double_anchors = False  # a warning would be a second line on stderr
+        self.open_sizes: list[int] = []  # values in each collection being composed
+        self.sizes: dict[int, int] = {}  # id(node) -> values in it, aliases expanded
+        self.aliased = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.parser.peek_event()
+        if parent is None and self.resolver.processing_version != (1, 2):
+            version = ".".join(str(n) for n in self.resolver.processing_version)
+            raise ComposerError(None, None, f"only YAML 1.2 is read (the file declares "
+                                f"%YAML {version})", event.start_mark)
+        if isinstance(event, AliasEvent):
+            node = self.anchors.get(event.anchor)
+            if node is not None:
+                size = self.sizes.get(id(node))
+                if size is None:
+                    raise ComposerError(None, None, f"the alias *{event.anchor} is inside the "
+                                        "value it names", event.start_mark)
+                self.aliased += size
+                if self.aliased > MAX_ALIASED:
+                    raise ComposerError(None, None, f"aliases expand to more than "
+                                        f"{MAX_ALIASED:,} values", event.start_mark)
+                if self.open_sizes:
+                    self.open_sizes[-1] += size
+            return super().compose_node(parent, index)
+        if len(self.open_sizes) >= MAX_DEPTH:
+            raise ComposerError(None, None, f"nested too deeply (at most {MAX_DEPTH} levels)",
+                                event.start_mark)
+        self.open_sizes.append(1)
+        node = super().compose_node(parent, index)
+        size = self.open_sizes.pop()
+        self.sizes[id(node)] = size
+        if self.open_sizes:
+            self.open_sizes[-1] += size
+        return node
+
+
+class _GuardedConstructor(RoundTripConstructor):
+    """A value ruamel cannot build (`2026-13-45`, `0x_`, `!!bool x`) is an error at its line."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except YAMLError:
+            raise
+        except Exception as exc:  # ValueError, KeyError, IndexError... from ruamel's builders
+            raise ConstructorError(None, None, _unreadable(node, exc), node.start_mark) from exc
+
+
+def _unreadable(node: Any, exc: Exception) -> str:
+    """`cannot read '2026-13-45' as a timestamp: month must be in 1..12`."""
+    value = node.value if isinstance(node.value, str) else ""
+    shown = (repr(value) if len(value) <= 40
+             else f"{value[:20]!r}... ({len(value):,} characters)") if value else "a value"
+    kind = str(node.tag).rpartition(":")[2] or "value"
+    text = f"cannot read {shown} as {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+    if isinstance(exc, ValueError):
+        reason = str(exc).splitlines()[0] if str(exc) else ""
+        if "integer string conversion" in reason:
+            reason = "too many digits"
+        return f"{text}: {reason}" if reason else text
+    return text
 
 
 def parse_yaml(text: str, name: str) -> Any:
+    """Parse YAML 1.2 (round-trip, with line numbers); anything wrong is one RulebookError."""
+    yaml = YAML(typ="rt")
+    yaml.Composer = _GuardedComposer
+    yaml.Constructor = _GuardedConstructor
     try:
-        return YAML(typ="rt").load(text)
+        return yaml.load(text)
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark
+        mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
-        raise RulebookError(f"{name}{line}: malformed YAML: {exc.problem}") from exc
+        problem = str(exc.problem or exc.context or type(exc).__name__)
+        if exc.context and problem.startswith("but "):  # "expected ..., but found ..."
+            problem = f"{exc.context}, {problem}"
+        raise RulebookError(f"{name}{line}: malformed YAML: {problem}") from exc
+    except ReaderError as exc:
+        at = text.count("\n", 0, exc.position) + 1
+        what = (f"the character U+{exc.character:04X} is not allowed"
+                if isinstance(exc.character, int) else str(exc.reason))
+        raise RulebookError(f"{name}:{at}: malformed YAML: {what}") from exc
+    except YAMLError as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise RulebookError(f"{name}: malformed YAML: {first}") from exc
+    except RecursionError as exc:  # the guards above should make this unreachable
+        raise RulebookError(f"{name}: malformed YAML: nested too deeply") from exc
 
 
 def line_of(data: Any, loc: Sequence[str | int]) -> int | None:

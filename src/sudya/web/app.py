@@ -23,6 +23,7 @@ from sudya.services.ledger import Ledger
 from sudya.settings import Settings
 from sudya.web import i18n
 from sudya.web.auth import AuthError, Throttle
+from sudya.web.limits import RequestLimits
 
 HERE = Path(__file__).parent
 
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.state.secret = settings.secret or secrets.token_hex(32)
     app.state.throttle = Throttle()
     app.state.templates = templates()
+    app.add_middleware(RequestLimits)  # inside the next one: its headers and language apply
 
     @app.middleware("http")
     async def language_and_headers(request: Request, call_next: Any) -> Response:

@@ -56,7 +56,8 @@ class Ctx:
         return self.user
 
     def tournament(self, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
-        t = self.session.get(m.Tournament, tid)
+        # an id no database integer holds is no tournament (not an overflow: a 500)
+        t = self.session.get(m.Tournament, tid) if 0 < tid < 2**31 else None
         if t is None:
             raise AuthError(i18n.gettext("No such tournament."), status=404)
         book = loader.load(t.series.rulebook, t.edition)

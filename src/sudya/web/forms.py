@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any
 
 from fastapi import Request
@@ -12,6 +13,17 @@ from sudya.rulebooks.schema import Infraction, Outcome, Rulebook, _outcomes
 from sudya.web import i18n
 
 _ = i18n.gettext
+MOST = 2**31 - 1  # a database integer column (PostgreSQL `integer`)
+SANE_NUMBER = 10**9  # larger numbers in a rule's inputs are typing mistakes (as in the API)
+
+
+def whole_number(text: str, most: int = MOST) -> int | None:
+    """A whole number typed into a form, from 0 to `most`; None for anything else (`²` and
+    `١٢٣` are digits to str.isdigit, and 5,000 digits are too many for int)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(most)):
+        return None
+    number = int(text)
+    return number if number <= most else None
 
 
 def is_htmx(request: Request) -> bool:
@@ -95,8 +107,9 @@ def parse(book: Rulebook, summary: dict[str, Any], form: FormData
         errors["player"] = _("Choose the player.")
     rnd = str(form.get("round", "")).strip()
     if rnd:
-        if rnd.isdigit():
-            parsed["round"] = int(rnd)
+        number = whole_number(rnd, 1000)  # the API's bound on rounds
+        if number is not None:
+            parsed["round"] = number
         else:
             errors["round"] = _("A whole number.")
     details: dict[str, Any] = {}
@@ -133,7 +146,7 @@ def parse(book: Rulebook, summary: dict[str, Any], form: FormData
 
 def _value(kind: str, value: str, players: set[str]) -> Any:
     if kind in ("int", "number"):
-        number = float(value.replace(",", "."))
+        number = _number(value)
         return int(number) if kind == "int" or number.is_integer() else number
     if kind == "date":
         return dt.date.fromisoformat(value).isoformat()
@@ -143,10 +156,18 @@ def _value(kind: str, value: str, players: set[str]) -> Any:
             key, sep, amount = part.partition("=")
             if not sep:
                 raise ValueError(part)
-            number = float(amount.strip().replace(",", "."))
+            number = _number(amount)
             out[key.strip()] = int(number) if number.is_integer() else number
         return out
     return value
+
+
+def _number(text: str) -> float:
+    """A number typed into a form (a decimal comma too); ValueError for nan, inf, 1e999."""
+    number = float(text.strip().replace(",", "."))
+    if not math.isfinite(number) or abs(number) > SANE_NUMBER:
+        raise ValueError(text)
+    return number
 
 
 def _expected(kind: str) -> str:

@@ -35,7 +35,7 @@ from sudya.services.decks import (
 )
 from sudya.services.ledger import Actor, Ledger, LedgerError
 from sudya.services.queries import event_by_key
-from sudya.web import i18n, views
+from sudya.web import forms, i18n, views
 from sudya.web.auth import AuthError, Roles
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -46,6 +46,7 @@ _ = i18n.gettext
 OVERSPEND = "gameplay.overspend"  # 000 §7.4: the infraction the remedy ends with
 MAX_TEXT = 20_000  # a deck list is a page of text, not a book
 MAX_SEED = 2**53
+ListId = Annotated[int | None, Query(alias="list", ge=1, le=forms.MOST)]  # a stored list
 
 
 # ---------------------------------------------------------------------- shared
@@ -178,7 +179,7 @@ def _check_page(ctx: Ctx, t: m.Tournament, book: Rulebook, *, status: int = 200,
 
 @router.get("/t/{tid}/decks/check")
 def check_form(ctx: C, tid: int, player: str = "",
-               list_id: Annotated[int | None, Query(alias="list")] = None,
+               list_id: ListId = None,
                cards: str = "") -> Response:
     t, book, _roles = judge_or_forbid(ctx, tid, "formats")
     first = next(iter(book.formats))
@@ -240,7 +241,7 @@ async def check_submit(ctx: C, tid: int, request: Request) -> Response:
 # ---------------------------------------------------------------------- list against deck
 @router.get("/t/{tid}/decks/compare")
 def compare_form(ctx: C, tid: int, player: str = "",
-                 list_id: Annotated[int | None, Query(alias="list")] = None) -> Response:
+                 list_id: ListId = None) -> Response:
     t, book, _roles = judge_or_forbid(ctx, tid, "formats")
     values = {"player": player, "decklist": "", "deck": ""}
     query = select(d.Decklist).where(d.Decklist.tournament_id == tid)
@@ -336,7 +337,7 @@ async def squad_submit(ctx: C, tid: int, request: Request) -> Response:
         errors["seat"] = _("Choose the seat.")
     seed: int | None = None
     if values["seed"]:
-        if values["seed"].isdigit() and int(values["seed"]) <= MAX_SEED:
+        if forms.whole_number(values["seed"], MAX_SEED) is not None:
             seed = int(values["seed"])
         else:
             errors["seed"] = _("A whole number from 0 to %(n)s, or leave it empty.",
@@ -395,7 +396,7 @@ async def record_finding(ctx: C, tid: int, request: Request) -> Response:
     details: dict[str, Any] = {"item": item} if item else {}
     if infraction == OVERSPEND:
         seed = str(form.get("seed", "")).strip()
-        if seed.isdigit() and int(seed) <= MAX_SEED:
+        if forms.whole_number(seed, MAX_SEED) is not None:
             details["seed"] = int(seed)
         returned = str(form.get("returned", "")).strip()[:1000]
         if returned:

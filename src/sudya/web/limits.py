@@ -1,0 +1,136 @@
+"""Limits on what a request may carry, checked before any route reads it.
+
+- A body larger than its limit is refused with 413 as soon as it is known to be too large:
+  1 MB for JSON, 2 MB for anything else (the largest form is the deck comparison page: two
+  lists of at most 20,000 characters, about 120 kB each once URL-encoded).
+- A JSON body for the API must be plain data (`sudya.scenario_file.plain`): no NaN or
+  Infinity, no lone surrogates or control characters, numbers a database can hold, at most
+  100 levels deep. Anything else is 422 naming the field, before FastAPI echoes the value
+  back in its own error and fails to encode it (a 500).
+"""
+
+from __future__ import annotations
+
+import email.message
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import orjson
+
+from sudya.scenario_file import PlainDataError, json_error, plain
+from sudya.web import i18n
+
+MAX_JSON_BODY = 1_000_000
+MAX_OTHER_BODY = 2_000_000
+# handlers that read their body themselves and answer in their own documented shape
+RAW_JSON_PATHS = frozenset({"/api/v1/replay"})
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_json(content_type: str | None) -> bool:
+    """Whether FastAPI reads a body of this content type as JSON (it does when none is given)."""
+    if not content_type:
+        return True
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json"))
+
+
+def json_problem(body: bytes) -> tuple[list[str | int], str] | None:
+    """Where and what is wrong with a JSON body, or None when it is plain JSON."""
+    try:
+        plain(orjson.loads(body))
+    except orjson.JSONDecodeError as exc:
+        return [], f"malformed JSON (line {exc.lineno}): {json_error(exc)}"
+    except PlainDataError as exc:
+        return exc.loc, exc.text()
+    return None
+
+
+class RequestLimits:
+    """ASGI middleware: body size limits (413) and plain JSON for the API (422)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        has_body = "content-length" in headers or "transfer-encoding" in headers
+        if not has_body:
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        api = path.startswith("/api/")
+        json_body = api and is_json(headers.get("content-type"))
+        limit = MAX_JSON_BODY if json_body else MAX_OTHER_BODY
+        declared = headers.get("content-length", "")
+        if declared.isascii() and declared.isdigit() and int(declared) > limit:
+            await self.refuse(send, api, 413, [], _too_large(limit, api))
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await self.refuse(send, api, 413, [], _too_large(limit, api))
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if json_body and body and path not in RAW_JSON_PATHS:
+            problem = json_problem(body)
+            if problem is not None:
+                await self.refuse(send, api, 422, *problem)
+                return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # later: the disconnect, for streaming responses
+
+        await self.app(scope, replay, send)
+
+    async def refuse(self, send: Send, api: bool, status: int, loc: list[str | int],
+                     msg: str) -> None:
+        if api:
+            kind = "too_large" if status == 413 else "json_invalid"
+            body = json.dumps({"detail": [{"loc": ["body", *loc], "msg": msg, "type": kind}]},
+                              ensure_ascii=False).encode()
+            content_type = b"application/json"
+        else:
+            body = msg.encode()
+            content_type = b"text/plain; charset=utf-8"
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", content_type),
+                                (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _too_large(limit: int, api: bool) -> str:
+    if api:  # the API speaks English, like its other errors
+        return f"the body is too large (at most {limit:,} bytes)"
+    return i18n.gettext("The request is too large (at most %(n)s bytes).", n=f"{limit:,}")
+
+
+__all__ = ["RequestLimits", "MAX_JSON_BODY", "MAX_OTHER_BODY", "is_json", "json_problem"]
