@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from sudya.bulk import paused_gc
-from sudya.engine.core import Engine
+from sudya.engine.core import RulesEngine
 from sudya.engine.model import EndOfMatch, Event, NewTournament, Offence, Roster, Tournament
 from sudya.rulebooks import loader
 
@@ -67,12 +67,12 @@ def run(book_id: str, roster: Roster, t0: Tournament, events: list[Event],
         window: int | None = None) -> float:
     """Seconds to rule on every event; with `window`, the history restarts every N events."""
     book = loader.load(book_id)
-    engine = Engine(book, roster, t0)
+    engine = RulesEngine(book, roster, t0)
     start = time.perf_counter()
     with paused_gc():  # as sudya.replay and the ledger replay
         for i, ev in enumerate(events):
             if window and i % window == 0:
-                engine = Engine(book, roster, engine.t)
+                engine = RulesEngine(book, roster, engine.t)
             engine.apply(ev)
     return time.perf_counter() - start
 

@@ -13,7 +13,7 @@ from typing import Any
 from sudya import commands
 from sudya.bulk import paused_gc
 from sudya.commands import CommandError
-from sudya.engine.core import Engine
+from sudya.engine.core import RulesEngine
 from sudya.engine.model import (
     Appeal,
     Decision,
@@ -137,9 +137,9 @@ class Replay:
         commands.known(cmd, self.roster)
         return cmd.event(eid)  # type: ignore[attr-defined,no-any-return]
 
-    def run(self) -> tuple[Engine, list[Ruling]]:
+    def run(self) -> tuple[RulesEngine, list[Ruling]]:
         """Replay every event; a refused event raises ScenarioError naming it."""
-        engine = Engine(self.book, self.roster, self.tournament)
+        engine = RulesEngine(self.book, self.roster, self.tournament)
         with paused_gc():
             for at, event in self.events:
                 try:

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sudya.engine.core import add_months
+from sudya.engine.validity import add_months
 from sudya.scenario import replay
 
 DATES = st.dates(min_value=dt.date(1901, 1, 1), max_value=dt.date(9000, 12, 31))

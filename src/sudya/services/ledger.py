@@ -28,7 +28,7 @@ from sudya.bulk import paused_gc
 from sudya.commands import CommandError
 from sudya.db import models as m
 from sudya.db.session import UnitOfWork, session_factory
-from sudya.engine.core import Engine as RulesEngine
+from sudya.engine.core import RulesEngine
 from sudya.engine.model import (
     FOREVER,
     Event,

@@ -1,0 +1,93 @@
+"""Accumulation: a team is sanctioned when enough punished violations are valid at once.
+
+003 «Дисквалификация с турнира/чемпионата команды» п.1: a team is disqualified when 3
+sanctions (other than warnings) of the team or its members are valid at the same time
+(regulations.md §2.3: counted as punished violations, i.e. rulings, since one violation may
+carry several sanctions). Each rule of the rulebook's `accumulation` says how many
+(`count`), which kinds do not make a ruling count (`ignore`) and what it `gives`; a rule does
+not fire again while the team holds what it gave. The team's ruling is derived (`cause:
+accumulation`); it stands while enough of the rulings it counted are left.
+
+Shape: functions on the shared `EngineState` (state.py). Per (team, rule) a heap of the days
+its counted rulings stop counting answers "are there enough?" without walking the history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import heapq
+from typing import TYPE_CHECKING, Any
+
+from sudya.engine import sanctions, validity
+from sudya.engine.model import FOREVER, Reason, Ruling
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+
+def track(state: EngineState, ruling: Ruling) -> None:
+    """Count a new ruling with sanctions for its team (derived team rulings do not count)."""
+    team = state.team(ruling.subject)
+    if team is not None and ruling.cause != "accumulation":
+        state.accum[team].append(ruling)
+        push(state, team, ruling)
+
+
+def push(state: EngineState, team: str, ruling: Ruling) -> None:
+    """Put the last day the ruling counts on each rule's heap (if it counts for that rule)."""
+    for i, acc in enumerate(state.book.accumulation):
+        ends = [FOREVER if s.valid_until is None else s.valid_until
+                for s in ruling.sanctions
+                if not s.revoked and s.kind not in acc.ignore
+                and not state.book.kind(s.kind).flag]
+        if ends:
+            heapq.heappush(state.accum_heap[(team, i)], (max(ends), ruling.seq))
+
+
+def rebuild(state: EngineState, team: str) -> None:
+    """After a revocation: count the team's rulings again."""
+    for i in range(len(state.book.accumulation)):
+        state.accum_heap.pop((team, i), None)
+    state.accum[team] = [r for r in state.accum[team] if not r.revoked]
+    for r in state.accum[team]:
+        push(state, team, r)
+
+
+def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
+               details: dict[str, Any]) -> None:
+    """Sanction the team by every rule whose count of valid rulings is now reached."""
+    for i, acc in enumerate(state.book.accumulation):
+        gives = {s.kind for s in acc.gives}
+        if any(validity.holds_kind(state, team, k, day) for k in gives):
+            continue
+        heap = state.accum_heap[(team, i)]
+        while heap and heap[0][0] < day:  # no longer valid: stops counting for good
+            heapq.heappop(heap)
+        if len(heap) < acc.count:
+            continue
+        counted = [r for r in state.accum[team] if counts(state, r, acc.ignore, day)]
+        if len(counted) < acc.count:
+            continue
+        ruling = state.new_ruling(event_id, team, None, "accumulation", day, details=details)
+        ruling.uses = [s for r in counted for s in r.sanctions if not s.revoked]
+        ruling.notes.append(Reason("accumulation.made", {"count": len(counted)}, acc.source))
+        names = {**details, **state.context_names(), "offender": team}
+        ruling.sanctions = sanctions.build(state, acc.gives, team, day, details, names, ruling,
+                                           None)
+        for s in ruling.uses:
+            state.used_by[s.seq].append(ruling)
+        state.record(ruling)
+
+
+def counts(state: EngineState, r: Ruling, ignore: list[str], day: dt.date) -> bool:
+    """Whether a ruling counts towards a rule on `day`: a valid sanction it does not ignore."""
+    return not r.revoked and any(
+        s.valid_on(day) and s.kind not in ignore and not state.book.kind(s.kind).flag
+        for s in r.sanctions)
+
+
+def still_met(state: EngineState, derived: Ruling) -> bool:
+    """Whether a team's accumulation ruling keeps enough of the rulings it counted."""
+    rule = state.book.accumulation[0]
+    left = {u.ruling.seq for u in derived.uses if not u.revoked and u.ruling is not None}
+    return len(left) >= rule.count

@@ -1,0 +1,146 @@
+"""Aggravation and decisions: rulings held pending a decision, and the decisions on them.
+
+003 «Совокупность наказаний»: while a subject holds a valid sanction, the next one must be
+stricter than the table says; the document leaves the stricter choice to the college, so the
+ruling is `aggravated`, `cause: aggravation`, pending, with what the table gives `offered`
+(regulations.md §2.3). The decision must be stricter: its most severe sanction is more severe
+than the table's (by rank, then amount: penal labour is compared by its amount), or it holds
+all of the table's and more; its sanctions count their validity from the tournament of the
+decision (003 «Срок действия наказаний»). The rulebook's `aggravation.decided_by` names who
+may decide (003: the college of Tournament Masters). A judge's-choice ruling (004, a range)
+is pending too until the judge's decision picks from the range.
+
+Shape: functions on the shared `EngineState` (state.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from sudya.engine import sanctions, validity
+from sudya.engine.model import Decision, Reason, Ruling, Sanction
+from sudya.errors import RuleError
+from sudya.rulebooks.schema import Infraction, Outcome
+from sudya.rulebooks.schema import Sanction as Spec
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+
+def hold(state: EngineState, ruling: Ruling, outcome: Outcome, subject: str, day: dt.date,
+         details: dict[str, Any], names: dict[str, Any], inf: Infraction) -> None:
+    """Hold the ruling for the college's stricter decision, offering the table's sanctions."""
+    ruling.cause = "aggravation"
+    ruling.aggravated = True
+    ruling.pending = True
+    ruling.pending_outcome = outcome
+    ruling.offered = list(sanctions.build(state, outcome.sanctions, subject, day, details,
+                                          names, ruling, inf, dry=True))
+    ruling.notes.append(Reason("aggravation.pending"))
+
+
+def pending_of(state: EngineState, of: str, field: str = "of") -> Ruling:
+    """The pending ruling of event `of`; refused if it made none or none is pending."""
+    rulings = state.primary.get(of)
+    if not rulings:
+        raise RuleError("event.no-ruling", field=field, event=of)
+    pending = [r for r in rulings if r.pending and not r.revoked]
+    if not pending:
+        raise RuleError("event.not-pending", field=field, event=of)
+    return pending[0]
+
+
+def decision(state: EngineState, ev: Decision) -> None:
+    """Settle a pending ruling: a stricter set of sanctions, or the judge's choice."""
+    target = pending_of(state, ev.of)
+    state.check_judge(ev.judge, "decide", "decide")
+    book = state.book
+    if ev.judge and target.aggravated and book.aggravation and book.aggravation.decided_by:
+        role = state.roster.judges[ev.judge].role
+        if role not in book.aggravation.decided_by:
+            raise RuleError("decision.role-may-not", field="judge", judge=ev.judge,
+                            role=role, roles=list(book.aggravation.decided_by))
+    day = ev.date or state.t.date
+    inf = book.infraction(target.infraction or "")
+    outcome: Outcome = target.pending_outcome
+    ruling = state.new_ruling(ev.id, target.subject, target.infraction, "decision", day,
+                              target.round, ev.judge, target.details)
+    ruling.resolves = ev.of
+    # §2.3: decided sanctions count their validity from the tournament of the decision,
+    # not from where (or between which stages) the violation was ruled on
+    details = validity.without_validity_details(state, target.details)
+    names = {**target.details, **state.context_names(), "offender": target.subject,
+             "round": target.round, "amount": None, "earlier_count": 0}
+    if target.aggravated:
+        if not ev.sanctions:
+            raise RuleError("decision.sanctions-required", field="sanctions")
+        specs = [decided_spec(state, i, s) for i, s in enumerate(ev.sanctions)]
+        ruling.sanctions = sanctions.build(state, specs, target.subject, day, details, names,
+                                           ruling, inf, dry=False)
+        for raw, s in zip(ev.sanctions, ruling.sanctions, strict=False):
+            if raw.get("valid_until") is not None and not s.attached:
+                s.valid_until = validity.parse_date(raw["valid_until"])
+        offered = sanctions.build(state, outcome.sanctions, target.subject, day, details,
+                                  names, Ruling(event="", subject="", infraction=None, cause=""),
+                                  inf, dry=True)
+        if not stricter(ruling.sanctions, offered):
+            if not offered:
+                raise RuleError("decision.nothing-offered", field="sanctions")
+            raise RuleError("decision.not-stricter", field="sanctions",
+                            offered=[s.kind for s in offered])
+    else:
+        if ev.choice is None:
+            raise RuleError("decision.choice-required", field="choice")
+        specs = sanctions.choose(outcome, ev.choice)
+        ruling.sanctions = sanctions.build(state, specs, target.subject, day, details, names,
+                                           ruling, inf)
+    target.pending = False
+    target.resolved_by = ev.id
+    state.record(ruling)
+    state.resolutions[ev.of].append(ruling)
+    state.after(ev.id, [ruling], day)
+
+
+def decided_spec(state: EngineState, i: int, raw: Any) -> Spec:
+    """One sanction of a decision as given (`{kind, amount, score}`), checked."""
+    if not isinstance(raw, dict) or "kind" not in raw:
+        raise RuleError("sanction.kind-required", field=f"sanctions[{i}]")
+    kind = raw["kind"]
+    try:
+        k = state.book.kind(kind)
+    except KeyError:
+        raise RuleError("sanction.unknown-kind", field=f"sanctions[{i}].kind",
+                        kind=kind) from None
+    amount = raw.get("amount")
+    if k.amount == "required" and amount is None:
+        raise RuleError("sanction.amount-required", field=f"sanctions[{i}].amount",
+                        kind=kind)
+    if amount is not None and (not isinstance(amount, int) or isinstance(amount, bool)):
+        raise RuleError("value.not-whole", field=f"sanctions[{i}].amount")
+    return Spec(kind=kind, amount=amount, score=raw.get("score"))
+
+
+def severity(s: Sanction) -> tuple[int, int]:
+    """How severe a sanction is: its rank, then its amount."""
+    return (s.rank, abs(s.amount or 0))
+
+
+def stricter(decided: list[Sanction], offered: list[Sanction]) -> bool:
+    """Stricter: a more severe top sanction, or all of the table's and more."""
+    dec = [s for s in decided if not s.attached]
+    off = [s for s in offered if not s.attached]
+    if not off:
+        return bool(dec)
+    if not dec:
+        return False
+    if max(map(severity, dec)) > max(map(severity, off)):
+        return True
+    remaining = list(dec)
+    for o in off:
+        match = next((d for d in remaining if d.kind == o.kind and
+                      abs(d.amount or 0) >= abs(o.amount or 0)), None)
+        if match is None:
+            return False
+        remaining.remove(match)
+    return bool(remaining)

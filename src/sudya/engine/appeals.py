@@ -1,0 +1,112 @@
+"""Appeals and corrections: a ruling upheld, overturned or corrected by a new record.
+
+004 «Судья основной категории»: a player may appeal a senior judge's ruling to the head
+judge, whose decisions are final (a role with `final: true` cannot be appealed); a frivolous
+appeal may earn the appellant the rulebook's `appeals.frivolous` penalty (004: a warning or a
+yellow card, the head judge's choice; regulations.md §3.1). 003 «Решение вопросов, не
+урегулированных данной системой»: the college hears them in the clan championship; in
+berserk appeals are Sudya's general workflow (§4 E10). A correction is a judge putting right a
+mistaken record. Either way the ledger is append-only: the old rulings are revoked by new
+records (cancellation.revoke), never changed or deleted.
+
+Shape: functions on the shared `EngineState` (state.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sudya.engine import cancellation, sanctions
+from sudya.engine.model import Appeal, Correction, Reason, Ruling
+from sudya.errors import RuleError
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+
+def overturn(state: EngineState, event_id: str, of: str, rulings: list[Ruling],
+             judge: str | None, cause: str, reason: Reason) -> None:
+    """Revoke the rulings of event `of` (and decisions on them) by a new record each."""
+    day = state.t.date
+    for r in rulings:
+        ruling = state.new_ruling(event_id, r.subject, r.infraction, cause, day, judge=judge)
+        ruling.revokes = of
+        ruling.notes.append(reason)
+        r.revoked = True
+        if r.pending:
+            r.pending = False
+            r.resolved_by = event_id
+        state.record(ruling)
+        victims = list(r.sanctions)
+        for res in state.resolutions.get(of, ()):
+            res.revoked = True
+            victims += res.sanctions
+        cancellation.revoke(state, event_id, victims, day, ruling)
+
+
+def correction(state: EngineState, ev: Correction) -> None:
+    """A judge corrects a mistaken record: its rulings are revoked by a new record."""
+    rulings = [r for r in state.primary.get(ev.of, ()) if not r.revoked]
+    if not rulings:
+        raise RuleError("event.nothing-to-correct", field="of", event=ev.of)
+    state.check_judge(ev.judge, "decide", "correct")
+    overturn(state, ev.id, ev.of, rulings, ev.judge, "correction",
+             Reason("correction.made-because", {"reason": ev.reason}) if ev.reason
+             else Reason("correction.made"))
+
+
+def appeal(state: EngineState, ev: Appeal) -> None:
+    """The head judge's decision on an appeal: upheld, overturned or frivolous."""
+    rulings = [r for r in state.primary.get(ev.of, ()) if r.infraction]
+    if not rulings:
+        raise RuleError("event.nothing-to-appeal", field="of", event=ev.of)
+    if any(r.appealed for r in rulings):
+        raise RuleError("appeal.already", field="of", event=ev.of)
+    appeals = state.book.appeals
+    if appeals is None:
+        raise RuleError("rulebook.no-appeals", field="appeal")
+    roster = state.roster
+    if ev.judge is not None:
+        state.check_judge(ev.judge, "hear-appeals", "hear-appeals")
+        role = roster.judges[ev.judge].role
+        if role not in appeals.heard_by:
+            raise RuleError("appeal.heard-by", field="judge", roles=list(appeals.heard_by))
+    first = rulings[0]
+    if first.judge is not None and first.judge in roster.judges:
+        given_by = state.book.roles.get(roster.judges[first.judge].role)
+        if given_by is not None and given_by.final:
+            raise RuleError("appeal.final", field="of", event=ev.of,
+                            role=roster.judges[first.judge].role)
+    for r in rulings:
+        r.appealed = True
+    day = state.t.date
+    if ev.outcome == "upheld":
+        ruling = state.new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
+                                  judge=ev.judge)
+        ruling.notes.append(Reason("appeal.upheld"))
+        state.record(ruling)
+    elif ev.outcome == "overturned":
+        overturn(state, ev.id, ev.of, rulings, ev.judge, "appeal", Reason("appeal.overturned"))
+    elif ev.outcome == "frivolous":
+        if appeals.frivolous is None:
+            raise RuleError("rulebook.no-frivolous", field="outcome")
+        ruling = state.new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
+                                  judge=ev.judge)
+        ruling.notes.append(Reason("appeal.frivolous", {}, appeals.source))
+        outcome = appeals.frivolous
+        if ev.choice is None and outcome.is_choice:
+            ruling.pending = True
+            ruling.pending_outcome = outcome
+            ruling.offered = sanctions.offered(state, outcome, first.subject, day, {}, {}, None)
+            state.record(ruling)
+            state.primary.setdefault(ev.id, []).append(ruling)
+            return
+        specs = sanctions.choose(outcome, ev.choice) if outcome.is_choice else \
+            list(outcome.sanctions)
+        names = {**state.context_names(), "offender": first.subject}
+        ruling.sanctions = sanctions.build(state, specs, first.subject, day, {}, names, ruling,
+                                           None)
+        state.record(ruling)
+        state.after(ev.id, [ruling], day)
+    else:
+        raise RuleError("appeal.unknown-outcome", field="outcome", outcome=ev.outcome)

@@ -1,0 +1,100 @@
+"""Cancellation and revocation: rulings that stop counting, and what was derived from them.
+
+000 §7.3 «Неверная игра»: the penalty cancels simultaneous penalties for the same card under
+§7.1 «Пропущенные срабатывающие особенности» or §7.2 «Непредоставление» (the infraction's
+`cancels`: which infractions, matched on `same` details or the round; regulations.md §1.5
+reads «одновременных» as earlier in the same round, same player). Each cancelled ruling gets a
+derived ruling with `cause: cancellation` that `revokes` it.
+
+Revocation (a cancellation, an overturned appeal, a correction): revoked sanctions stop
+counting for repeats, stacking, conversions, accumulation and the subject's totals; a derived
+ruling (stacking, conversion, accumulation) that used one is undone by a new record, and the
+sanctions it had used up count again. The ledger is append-only: nothing is deleted.
+
+Shape: functions on the shared `EngineState` (state.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from sudya.engine import accumulation, conversions, stacking, validity
+from sudya.engine.model import Offence, Reason, Ruling, Sanction
+from sudya.engine.sanctions import note
+from sudya.rulebooks.schema import Infraction
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+
+def revoke(state: EngineState, event_id: str, victims: Iterable[Sanction], day: dt.date,
+           by: Ruling) -> None:
+    """Revoke sanctions; undo derived rulings that used them; re-run conversions."""
+    queue = [(s, by) for s in victims if not s.revoked]
+    touched: set[str] = set()
+    undone: set[int] = set()
+    while queue:
+        s, revoker = queue.pop(0)
+        if s.revoked:
+            continue
+        s.revoked = True
+        s.revoked_by = revoker
+        state.revocations.append(s)
+        touched.add(s.subject)
+        for derived in state.used_by.get(s.seq, ()):
+            if derived.seq in undone or derived.revoked:
+                continue
+            if derived.cause == "accumulation" and accumulation.still_met(state, derived):
+                continue
+            undone.add(derived.seq)
+            derived.revoked = True
+            undo = state.new_ruling(event_id, derived.subject, None, derived.cause, day)
+            undo.revokes = derived.event
+            undo.notes.append(Reason("revocation.derived",
+                                     {"cause": derived.cause, "event": derived.event}))
+            for u in derived.uses:
+                if not u.revoked:
+                    u.consumed = False
+                    give_back(state, u)
+            queue += [(x, undo) for x in derived.sanctions if not x.revoked]
+            state.record(undo)
+    for subject in touched:
+        validity.retrack(state, subject)
+        team = state.team(subject) if state.book.accumulation else None
+        if team is not None:
+            accumulation.rebuild(state, team)
+    if state.book.conversions and touched:
+        conversions.convert(state, event_id, touched, day)
+
+
+def give_back(state: EngineState, s: Sanction) -> None:
+    """A sanction an undone derived ruling had used up counts again where it counted."""
+    stacking.give_back(state, s)
+    conversions.give_back(state, s)
+
+
+def cancel(state: EngineState, ev: Offence, inf: Infraction, ruling: Ruling) -> None:
+    """Cancel the earlier rulings the new ruling's infraction cancels (000 §7.3)."""
+    cancels = inf.cancels
+    assert cancels is not None
+    for target_id in cancels.infractions:
+        key = (state.scope(), ruling.subject, target_id)
+        for target in list(state.by_infraction.get(key, ())):
+            if target.revoked or target.tournament != state.t.index:
+                continue
+            if any(
+                (target.round != ruling.round) if name == "round"
+                else (target.details.get(name) != ruling.details.get(name)
+                      or ruling.details.get(name) is None)
+                for name in cancels.same
+            ):
+                continue
+            target.revoked = True
+            out = state.new_ruling(ev.id, ruling.subject, target.infraction,
+                                   "cancellation", ruling.date or state.t.date, ev.round)
+            out.revokes = target.event
+            out.notes.append(note(cancels.note))
+            state.record(out)
+            revoke(state, ev.id, target.sanctions, ruling.date or state.t.date, out)

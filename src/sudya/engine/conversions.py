@@ -1,0 +1,73 @@
+"""Conversions: N of a kind become one of another, automatically.
+
+004: «Два предупреждения равны желтой карточке» — 2 warnings = 1 yellow card, 2 yellow cards =
+1 red card (regulations.md §3.2). Each rule of the rulebook's `conversions` says `from`,
+`count`, `to` and whose pool counts (`pool: team`: warnings and cards accumulate per team,
+an interpretation); a conversion is a derived ruling (`cause: conversion`) that uses up the
+sanctions it converted, and conversions chain (the yellow card made from two warnings counts
+towards a red one). Pools are the tournament's.
+
+Shape: functions on the shared `EngineState` (state.py); pools are `state.conv`, keyed by
+(pool owner, kind).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from sudya.engine import sanctions
+from sudya.engine.model import Reason, Sanction
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+
+def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.date) -> None:
+    """Make every conversion the subjects' pools now hold, until none is left."""
+    changed = True
+    while changed:
+        changed = False
+        for conv in state.book.conversions:
+            pools = {state.pool(s, conv.pool) for s in subjects}
+            for owner in sorted(pools):
+                pool = state.conv[(owner, conv.source_kind)]
+                live = [s for s in pool if not s.revoked and not s.consumed]
+                while len(live) >= conv.count:
+                    used, live = live[: conv.count], live[conv.count:]
+                    for s in used:
+                        s.consumed = True
+                    ruling = state.new_ruling(event_id, owner, None, "conversion", day)
+                    ruling.uses = used
+                    ruling.notes.append(Reason(
+                        "conversion.made",
+                        {"count": conv.count, "from": conv.source_kind, "to": conv.to},
+                        conv.source))
+                    sanctions.add(state, ruling.sanctions, state.book.kind(conv.to), owner,
+                                  None, None, False, day, {}, {}, ruling)
+                    for s in used:
+                        state.used_by[s.seq].append(ruling)
+                    state.record(ruling)
+                    subjects = {*subjects, owner}
+                    changed = True
+                pool[:] = [s for s in pool if not s.revoked and not s.consumed]
+
+
+def track(state: EngineState, s: Sanction) -> None:
+    """Pool a new sanction for every conversion that converts its kind."""
+    for conv in state.book.conversions:
+        if conv.source_kind == s.kind:
+            state.conv[(state.pool(s.subject, conv.pool), s.kind)].append(s)
+
+
+def give_back(state: EngineState, s: Sanction) -> None:
+    """A sanction a revoked conversion had used counts again (in this tournament)."""
+    ruling = s.ruling
+    for conv in state.book.conversions:
+        if conv.source_kind == s.kind and ruling is not None and \
+                ruling.tournament == state.t.index:
+            pool = state.conv[(state.pool(s.subject, conv.pool), s.kind)]
+            if s not in pool:
+                pool.append(s)
+                pool.sort(key=lambda x: x.seq)

@@ -1,0 +1,236 @@
+"""Offences: a judge reports an infraction; the table cell, its details and its conditions.
+
+000 Приложение №2 with the detailed sections (002 §1.1–1.4, 000 §7.1–7.5), 003 «Особая часть»,
+004's table (regulations.md §1.4, §2.2, §3.3): each infraction's penalty, per rules
+enforcement level where the regulation has levels; a `variant` brings another table (and its
+own repeats) when its condition holds. Conditions (002 §1.1–1.4, regulations.md §1.5): an
+infraction that does not apply at this level or with these settings is refused, not
+penalised. 000 §7.1–7.2: both players are penalised when both could control
+(`also_penalise`); `no_penalty_when` records the event with no penalty (an optional
+trigger, a rollback). 002 «Сложение пенальти»: a disqualified player receives no further
+penalties (`no_penalty_after_disqualification`). The declared `details` are checked by type
+and range before anything is ruled.
+
+The order of one ruling: out? no penalty? the cell; a repeat (repeats), else aggravation;
+then a judge's choice or the cell's sanctions (sanctions); then cancellations and what the
+rulings trigger (conversions, accumulation).
+
+Shape: functions on the shared `EngineState` (state.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from sudya.engine import aggravation, cancellation, repeats, sanctions, validity
+from sudya.engine.model import Offence, Reason, Ruling
+from sudya.engine.sanctions import note
+from sudya.errors import RuleError
+from sudya.rulebooks.schema import Detail, Infraction, NoPenalty, Outcome
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+
+def offence(state: EngineState, ev: Offence) -> None:
+    """Rule on a reported infraction: a ruling per penalised player, then what they trigger."""
+    book = state.book
+    inf = book.infraction(ev.infraction)
+    if inf is None:
+        raise RuleError("infraction.unknown", field="infraction", infraction=ev.infraction)
+    state.check_judge(ev.judge, "rule", "rule")
+    check_applies(state, inf)
+    day = ev.date or state.t.date
+    details = read_details(state, inf, ev.details)
+    names = _names(state, ev.offender, details, ev.round)
+    variant = None
+    for candidate in inf.variants:
+        if candidate.when(names):
+            variant = candidate
+            break
+    penalty = variant.penalty if variant and variant.penalty is not None else inf.penalty
+    # a variant with its own table brings its own repeats (none when it names none)
+    rows = (variant.repeats if variant and variant.penalty is not None
+            else inf.repeats)
+    no_penalty = [*inf.no_penalty_when, *(variant.no_penalty_when if variant else [])]
+    table = cell(state, penalty)
+    subjects = [ev.offender]
+    ap = inf.also_penalise
+    # an event that draws no penalty is one ruling about its player, nobody else
+    no_sanction = any(np.when(names) for np in no_penalty)
+    if ap and not no_sanction and ap.when(names):
+        other = details.get(ap.detail)
+        if other and other != ev.offender:
+            subjects.append(other)
+    made: list[Ruling] = []
+    for subject in subjects:
+        sub_names = {**names, "offender": subject}
+        made.append(rule_on(state, ev, inf, subject, day, details, sub_names,
+                            table, rows, no_penalty))
+    for ruling in made:
+        if inf.cancels and ruling.sanctions:
+            cancellation.cancel(state, ev, inf, ruling)
+    state.after(ev.id, made, day)
+
+
+def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day: dt.date,
+            details: dict[str, Any], names: dict[str, Any], table: Outcome | None,
+            rows: list[Outcome] | None, no_penalty: list[NoPenalty]) -> Ruling:
+    """The ruling on one subject of an offence, recorded."""
+    book = state.book
+    ruling = state.new_ruling(ev.id, subject, inf.id, "table", day, ev.round, ev.judge,
+                              details)
+    ruling.notes.extend(notes_of(state, inf))
+    if book.no_penalty_after_disqualification and state.is_out(subject):
+        ruling.cause = "none"
+        ruling.notes.append(note(book.no_penalty_after_disqualification))
+        return state.record(ruling)
+    for np in no_penalty:
+        if np.when(names):
+            ruling.cause = "none"
+            ruling.notes.append(note(np.note))
+            return state.record(ruling)
+    if table is None:
+        raise RuleError("infraction.no-penalty-at-level", field="infraction",
+                        infraction=inf.id, level=state.t.level)
+    found = repeats.earlier(state, inf, subject, day, names)
+    outcome = repeats.repeated(state, ruling, inf, table, rows, found)
+    if outcome is None:
+        outcome = table
+        if book.aggravation and validity.holds_valid(state, subject, day):
+            aggravation.hold(state, ruling, outcome, subject, day, details, names, inf)
+            return state.record(ruling)
+    if outcome.is_choice:
+        if ev.choice is None:
+            ruling.pending = True
+            ruling.pending_outcome = outcome
+            ruling.offered = sanctions.offered(state, outcome, subject, day, details, names,
+                                               inf)
+            ruling.notes.append(Reason("choice.pending"))
+            return state.record(ruling)
+        specs = sanctions.choose(outcome, ev.choice)
+        ruling.cause = "discretion"
+    else:
+        specs = list(outcome.sanctions)
+        if outcome.amount:
+            names["amount"] = sanctions.choice_amount(ev.choice)
+    ruling.sanctions = sanctions.build(state, specs, subject, day, details, names, ruling, inf)
+    if not ruling.sanctions:
+        ruling.cause = "none"
+    return state.record(ruling)
+
+
+def cell(state: EngineState,
+         penalty: dict[str, Outcome | None] | Outcome | None) -> Outcome | None:
+    """The table cell for the tournament's level (refused if the level has no cell)."""
+    if isinstance(penalty, dict):
+        if state.t.level not in penalty or penalty[state.t.level] is None:
+            raise RuleError("infraction.not-at-level", field="infraction",
+                            level=state.t.level)
+        return penalty[state.t.level]
+    return penalty
+
+
+def check_applies(state: EngineState, inf: Infraction) -> None:
+    """Refuse an infraction that does not apply at this level or with these settings."""
+    cond = inf.applies
+    if cond is None:
+        return
+    if cond.levels and state.t.level not in cond.levels:
+        raise RuleError("infraction.only-levels", field="infraction", infraction=inf.id,
+                        level=state.t.level, levels=list(cond.levels))
+    for name, wanted in cond.settings.items():
+        have = state.setting(name)
+        if have != wanted:
+            raise RuleError("infraction.only-with-setting", field="infraction",
+                            infraction=inf.id, setting=name, wanted=wanted, have=have)
+
+
+# ---------------------------------------------------------------------- details
+def details_spec(state: EngineState, inf: Infraction) -> dict[str, Detail]:
+    """The inputs an infraction declares, with the rulebook's common ones."""
+    spec = state.spec_cache.get(inf.id)
+    if spec is None:
+        spec = state.spec_cache[inf.id] = {**state.book.common_details, **inf.details}
+    return spec
+
+
+def notes_of(state: EngineState, inf: Infraction) -> list[Reason]:
+    """The source and interpretations every ruling on `inf` shows."""
+    notes = state.note_cache.get(inf.id)
+    if notes is None:
+        notes = [Reason("rule.source", {"source": inf.source}, inf.source),
+                 *(Reason("rule.interpretation", {"text": {"ru": n.ru, "en": n.en}},
+                          n.source) for n in inf.interpretation)]
+        state.note_cache[inf.id] = notes
+    return notes
+
+
+def read_details(state: EngineState, inf: Infraction, given: dict[str, Any]) -> dict[str, Any]:
+    """The event's details checked against the declared ones, defaults filled in."""
+    spec = details_spec(state, inf)
+    values: dict[str, Any] = {name: d.default for name, d in spec.items()}
+    for name, raw in given.items():
+        d = spec.get(name)
+        values[name] = raw if d is None else detail_value(state, name, d, raw)
+    names: dict[str, Any] | None = None
+    for name, d in spec.items():
+        if values.get(name) is not None or not (d.required or d.required_if):
+            continue
+        if not d.required:
+            names = names or {**values, **state.context_names()}
+            if not (d.required_if and d.required_if(names)):
+                continue
+        raise RuleError("detail.required", field=f"details.{name}", infraction=inf.id)
+    return values
+
+
+def detail_value(state: EngineState, name: str, d: Detail, raw: Any) -> Any:
+    """One detail's value, checked against its declared type and range."""
+    field = f"details.{name}"
+    if raw is None:
+        return None
+    ok = True
+    value = raw
+    if d.type == "bool":
+        ok = isinstance(raw, bool)
+    elif d.type in ("int", "number"):
+        ok = isinstance(raw, int | float) and not isinstance(raw, bool)
+        if ok and d.type == "int":
+            ok = float(raw).is_integer()
+            value = int(raw) if ok else raw
+        if ok and d.min is not None and value < d.min:
+            raise RuleError("value.too-small", field=field, min=d.min)
+        if ok and d.max is not None and value > d.max:
+            raise RuleError("value.too-large", field=field, max=d.max)
+    elif d.type == "player":
+        ok = isinstance(raw, str)
+        if ok and raw not in state.roster.team_of and raw not in state.roster.players:
+            raise RuleError("player.unknown", field=field, player=raw)
+    elif d.type == "enum":
+        ok = raw in d.values
+        if not ok:
+            raise RuleError("value.not-one-of", field=field, values=list(d.values))
+    elif d.type == "date":
+        try:
+            value = validity.parse_date(raw)
+        except ValueError:
+            ok = False
+        else:
+            ok = 1900 <= value.year <= 2999
+    elif d.type == "map":
+        ok = isinstance(raw, dict) and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in raw.values())
+        value = dict(raw) if ok else raw
+    elif d.type == "str":
+        ok = isinstance(raw, str)
+    if not ok:
+        raise RuleError("value.wrong-type", field=field, type=d.type)
+    return value
+
+
+def _names(state: EngineState, offender: str, details: dict[str, Any],
+           round_: int | None) -> dict[str, Any]:
+    return {**details, **state.context_names(), "offender": offender, "round": round_,
+            "amount": None, "earlier_count": 0}

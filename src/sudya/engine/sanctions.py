@@ -1,0 +1,179 @@
+"""From a table cell to sanctions: the judge's choice, amounts, attachments, who bears them.
+
+002 «Значение и сила пенальти»: a penalty always comes with the ones it carries (`comes_with`,
+transitive: a disqualification carries a match loss, which carries a warning); a loss given
+between games or matches applies to the next one (`carry_over`); a suspension may be issued
+only by the publisher's official head judge at professional or highest, otherwise the
+rulebook's `issued_only_by.otherwise` is given with its note (regulations.md §1.4).
+003 (regulations.md §2.1, who bears a sanction): `lands_on: team` puts the fight's sanctions
+on the offender's team; 003 «Дисквалификация ... с правом замены (если это право не отозвано
+другим наказанием)»: `lost_while`; 003 «Назначение каторги» п.1–3: amounts by formula, and the
+once-per-character halving (`reductions`). 004 (regulations.md §3.3–3.4): a judge's-choice
+range is never picked by the system; the choice is checked against the range.
+
+Shape: functions on the shared `EngineState` (state.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from sudya.engine import validity
+from sudya.engine.model import ChoiceOption, Offered, PointsOption, Reason, Ruling, Sanction
+from sudya.errors import RuleError
+from sudya.rulebooks.schema import Infraction, Note, Outcome, SanctionKind
+from sudya.rulebooks.schema import Sanction as Spec
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+AMOUNT_LIMIT = 10**9  # no penalty is that large; beyond it the numbers are a typo
+
+
+def note(n: Note) -> Reason:
+    """A note of the rulebook's own (a waiver, a carry-over, an authority…) as a reason."""
+    return Reason("rulebook.note", {"text": {"ru": n.ru, "en": n.en}}, n.source)
+
+
+def build(state: EngineState, specs: Iterable[Spec], offender: str, day: dt.date,
+          details: dict[str, Any], names: dict[str, Any], ruling: Ruling,
+          inf: Infraction | None, dry: bool = False) -> list[Sanction]:
+    """The sanctions a cell's specs give; `dry` builds what would be given, granting nothing."""
+    book = state.book
+    out: list[Sanction] = []
+    for spec in specs:
+        if spec.when is not None and not spec.when(names):
+            continue
+        waiver = next((w for w in spec.waived_when if w.when(names)), None)
+        if waiver is not None:
+            ruling.notes.append(note(waiver.note))
+            continue
+        kind = book.kind(spec.kind)
+        amount = spec.amount
+        if spec.formula is not None:
+            amount = int(spec.formula(names))
+            if not -AMOUNT_LIMIT <= amount <= AMOUNT_LIMIT:
+                raise RuleError("formula.out-of-range", field="details", amount=amount,
+                                limit=AMOUNT_LIMIT)
+        elif spec.amount_from_choice:
+            amount = names.get("amount")
+        if amount is not None and inf is not None and not dry:
+            amount = reduce(state, inf, kind, offender, amount, names, ruling)
+        kind = authorised(state, kind, ruling)
+        if kind.lost_while and not dry:
+            holder = bearer(state, book.kind(kind.lost_while.held), None, offender)
+            if validity.holds_kind(state, holder, kind.lost_while.held, day):
+                ruling.notes.append(note(kind.lost_while.note))
+                kind = book.kind(kind.lost_while.becomes)
+        add(state, out, kind, bearer(state, kind, spec.subject, offender), amount, spec.score,
+            False, day, details, names, ruling)
+    return out
+
+
+def add(state: EngineState, out: list[Sanction], kind: SanctionKind, bearer: str,
+        amount: int | None, score: str | None, attached: bool, day: dt.date,
+        details: dict[str, Any], names: dict[str, Any], ruling: Ruling) -> None:
+    """Append a sanction of `kind` and, after it, every sanction it comes with."""
+    out.append(Sanction(kind=kind.id, subject=bearer, rank=kind.rank, amount=amount,
+                        score=score, attached=attached,
+                        valid_until=validity.valid_until(state, kind, day, details)))
+    for carry in kind.carry_over:
+        if details.get(carry.detail):
+            ruling.applies_to = {**(ruling.applies_to or {}), kind.id: carry.applies_to}
+            ruling.notes.append(note(carry.note))
+    for att in kind.comes_with:
+        if att.when is not None and not att.when(names):
+            continue
+        add(state, out, state.book.kind(att.kind), bearer, att.amount, None, True, day,
+            details, names, ruling)
+
+
+def bearer(state: EngineState, kind: SanctionKind, spec_subject: str | None,
+           offender: str) -> str:
+    """Who bears a sanction: the offender, or the offender's team for `lands_on: team`."""
+    lands = spec_subject or kind.lands_on
+    if lands == "team":
+        return state.roster.team_of.get(offender, offender)
+    return offender
+
+
+def authorised(state: EngineState, kind: SanctionKind, ruling: Ruling) -> SanctionKind:
+    """The kind itself if the ruling's judge may issue it, else what is given instead."""
+    auth = kind.issued_only_by
+    if auth is None:
+        return kind
+    judge = state.roster.judges.get(ruling.judge or "")
+    ok = (
+        judge is not None
+        and judge.role in auth.roles
+        and (judge.official or not auth.official)
+        and (not auth.levels or state.t.level in auth.levels)
+    )
+    if ok:
+        return kind
+    ruling.notes.append(note(auth.note))
+    return state.book.kind(auth.otherwise)
+
+
+def reduce(state: EngineState, inf: Infraction, kind: SanctionKind, subject: str, amount: int,
+           names: dict[str, Any], ruling: Ruling) -> int:
+    """An amount after the infraction's reductions (each at most once per subject if so said)."""
+    for red in inf.reductions:
+        if red.kind != kind.id or not red.when(names):
+            continue
+        key = (subject, kind.id)
+        if red.once_per_subject and key in state.reduced:
+            ruling.notes.append(Reason("reduction.already-granted", {"subject": subject}))
+            continue
+        state.reduced.add(key)
+        ruling.notes.append(note(red.note))
+        amount = int(red.formula({**names, "amount": amount}))
+    return amount
+
+
+# ---------------------------------------------------------------------- the judge's choice
+def choose(outcome: Outcome, choice: Any) -> list[Spec]:
+    """The specs a judge's choice picks from a range; a choice it does not offer is refused."""
+    if isinstance(choice, str) and choice in outcome.options:
+        return list(outcome.options[choice])
+    pr = outcome.points
+    if pr is not None and isinstance(choice, dict) and set(choice) == {"points"}:
+        n = choice["points"]
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise RuleError("choice.points-not-whole", field="choice")
+        lo, hi = sorted((pr.least, pr.most), key=abs)
+        if not abs(lo) <= abs(n) <= abs(hi) or n > 0:
+            raise RuleError("choice.out-of-range", field="choice", points=n, least=lo,
+                            most=hi)
+        return [Spec(kind=pr.kind, amount=n), *pr.with_]
+    allowed = list(outcome.options)
+    if pr is not None:
+        allowed.append(f"{{points: {pr.least}..{pr.most}}}")
+    raise RuleError("choice.not-offered", field="choice", choice=choice, offered=allowed)
+
+
+def choice_amount(choice: Any) -> int:
+    """The amount a judge sets (`{amount: N}`) where the rulebook leaves it to them."""
+    if isinstance(choice, dict) and set(choice) == {"amount"}:
+        n = choice["amount"]
+        if isinstance(n, int) and not isinstance(n, bool) and 0 < n <= AMOUNT_LIMIT:
+            return n
+    raise RuleError("choice.amount-required", field="choice")
+
+
+def offered(state: EngineState, outcome: Outcome, subject: str, day: dt.date,
+            details: dict[str, Any], names: dict[str, Any],
+            inf: Infraction | None) -> list[Offered]:
+    """What a range offers the judge: each named choice with its sanctions, and the points."""
+    probe = Ruling(event="", subject=subject, infraction=None, cause="")
+    out: list[Offered] = []
+    for name, specs in outcome.options.items():
+        built = build(state, specs, subject, day, details, names, probe, inf, dry=True)
+        out.append(ChoiceOption(choice=name, sanctions=tuple(built)))
+    if outcome.points:
+        pr = outcome.points
+        out.append(PointsOption(least=pr.least, most=pr.most,
+                                with_=tuple(s.kind for s in pr.with_)))
+    return out

@@ -1,0 +1,106 @@
+"""Stacking: three of a kind at the end of the match.
+
+002 «Сложение пенальти»: a player holding `stacking.count` penalties of the same rank for as
+many different infractions receives the penalty one rank higher at the end of the match
+(`end-of-match`), walking the ladder and capped at its top (repeats.escalate). The rulebook
+says which penalties count: attached ones (`counts_attached`), derived ones
+(`counts_derived`), and whether the group that produced an upgrade is used up (`consumes`);
+the pool is the tournament's (regulations.md §1.3 interpretations). A player who is out
+(disqualified) gets no further stacking penalty.
+
+Shape: functions on the shared `EngineState` (state.py); the pool per subject is
+`state.stack`, and only subjects whose pool changed (`state.stack_dirty`) are looked at.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from sudya.engine import repeats, sanctions
+from sudya.engine.model import EndOfMatch, Reason, Ruling, Sanction
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+
+def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
+    """Give the stacking penalties every three of a kind now earns."""
+    st = state.book.stacking
+    if st is None:
+        return
+    # only players whose pool changed since the last check can have a new three of a kind
+    order = state.player_order
+    subjects = sorted(state.stack_dirty, key=lambda p: order.get(p, len(order)))
+    state.stack_dirty.clear()
+    for subject in subjects:
+        while not state.is_out(subject):
+            group = three_of_a_kind(state, subject, st.count)
+            if group is None:
+                break
+            rank, used = group
+            if st.consumes:
+                for s in used:
+                    s.consumed = True
+            ruling = state.new_ruling(ev.id, subject, None, "stacking", state.t.date, ev.round)
+            ruling.uses = used
+            kind = state.book.kind(repeats.escalate(state, rank))
+            ruling.notes.append(Reason(
+                "stacking.made",
+                {"count": st.count, "rank": rank, "to": kind.id,
+                 "infractions": [reason(s) for s in used]}, st.source))
+            sanctions.add(state, ruling.sanctions, kind, subject, None, None, False,
+                          state.t.date, {}, {}, ruling)
+            for s in used:
+                state.used_by[s.seq].append(ruling)
+            state.record(ruling)
+
+
+def reason(s: Sanction) -> str:
+    """What a sanction was given for: its infraction, or the derived ruling's cause."""
+    r = s.ruling
+    assert r is not None
+    return r.infraction or f"{r.cause}@{r.event}"
+
+
+def three_of_a_kind(state: EngineState, subject: str,
+                    count: int) -> tuple[int, list[Sanction]] | None:
+    """The lowest rank with `count` penalties for different reasons, and the oldest of them."""
+    pool = state.stack[subject]
+    pool[:] = [s for s in pool if not s.revoked and not s.consumed]
+    by_rank: dict[int, dict[str, Sanction]] = defaultdict(dict)
+    for s in pool:
+        by_rank[s.rank].setdefault(reason(s), s)
+    for rank in sorted(by_rank):
+        distinct = by_rank[rank]
+        if len(distinct) >= count:
+            return rank, sorted(distinct.values(), key=lambda s: s.seq)[:count]
+    return None
+
+
+def track(state: EngineState, s: Sanction, ruling: Ruling) -> bool:
+    """Pool a new sanction if stacking counts it; False for a derived one it does not count.
+
+    A False answer also keeps the sanction out of the conversion pools (as it always has).
+    """
+    st = state.book.stacking
+    assert st is not None
+    if (not s.attached or st.counts_attached) and s.rank in state.ladder_by_rank:
+        if ruling.derived and not st.counts_derived:
+            return False
+        state.stack[s.subject].append(s)
+        state.stack_dirty.add(s.subject)
+    return True
+
+
+def give_back(state: EngineState, s: Sanction) -> None:
+    """A sanction a revoked stacking ruling had used counts again (in this tournament)."""
+    st = state.book.stacking
+    ruling = s.ruling
+    if st and ruling is not None and ruling.tournament == state.t.index and \
+            s.rank in state.ladder_by_rank and (not s.attached or st.counts_attached):
+        pool = state.stack[s.subject]
+        if s not in pool:
+            pool.append(s)
+            pool.sort(key=lambda x: x.seq)
+            state.stack_dirty.add(s.subject)

@@ -1,0 +1,117 @@
+"""Validity windows: how long a sanction counts, and what a subject holds on a given day.
+
+003 «Срок действия наказаний» п.1: a sanction is valid for the rulebook's `validity.months`
+from the tournament in which it was given ("unless the sanction itself says otherwise"); one
+given between championship stages counts from the next tournament (`between_stages`,
+`next_tournament`); `valid_until` is the last day on which it is valid (2026-03-01 + 2 months
+→ 2026-05-01). A kind with `expires: false` never expires (003: «Наказание каторгой не имеет
+срока действия»). A rulebook without `validity` gives sanctions no window (`None`).
+
+What a subject holds is kept as the last day it holds any punishment (flags for officials
+don't count) and each kind, so aggravation, `lost_while` and accumulation ask in O(1).
+
+Shape: functions on the shared `EngineState` (state.py).
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from sudya.engine.model import FOREVER, Sanction
+from sudya.errors import RuleError
+from sudya.rulebooks.schema import SanctionKind
+
+if TYPE_CHECKING:
+    from sudya.engine.state import EngineState
+
+
+def add_months(day: dt.date, months: int) -> dt.date:
+    """The same day `months` later, clamped to the month's last day (12-31 + 2 → 02-28)."""
+    month0 = day.month - 1 + months
+    year, month = day.year + month0 // 12, month0 % 12 + 1
+    last = calendar.monthrange(year, month)[1]
+    return dt.date(year, month, min(day.day, last))
+
+
+def parse_date(value: Any) -> dt.date:
+    """A date given as a date, a datetime or an ISO string."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        return dt.date.fromisoformat(value)
+    raise ValueError("not a date")
+
+
+def window(state: EngineState, day: dt.date, details: dict[str, Any]) -> dt.date:
+    """The last valid day of a sanction given on `day` (or before the next tournament)."""
+    v = state.book.validity
+    assert v is not None
+    base = day
+    if details.get(v.between_stages_detail):
+        nxt = details.get(v.next_tournament_detail)
+        if nxt is None:
+            raise RuleError("detail.required-between-stages",
+                            field=f"details.{v.next_tournament_detail}")
+        base = parse_date(nxt)
+    key = (base, v.months)
+    until = state.windows.get(key)
+    if until is None:
+        try:
+            until = state.windows[key] = add_months(base, v.months)
+        except ValueError:
+            raise RuleError("date.too-far", field="date", date=base.isoformat()) from None
+    return until
+
+
+def valid_until(state: EngineState, kind: SanctionKind, day: dt.date,
+                details: dict[str, Any]) -> dt.date | None:
+    """A new sanction's last valid day: None without windows, FOREVER if it never expires."""
+    if state.book.validity is None:
+        return None
+    if not kind.expires:
+        return FOREVER
+    # 003 «Срок действия»: two months count from the tournament, not the moment
+    return window(state, state.t.date, details)
+
+
+def without_validity_details(state: EngineState, details: dict[str, Any]) -> dict[str, Any]:
+    """Details without the ones that move a window (a decision counts from its own tournament)."""
+    v = state.book.validity
+    if v is None:
+        return details
+    drop = (v.between_stages_detail, v.next_tournament_detail)
+    return {k: val for k, val in details.items() if k not in drop}
+
+
+def holds_valid(state: EngineState, subject: str, day: dt.date) -> bool:
+    """Holds any valid sanction that is a punishment (flags for officials don't count)."""
+    until = state.until.get(subject, {}).get(None)
+    return until is not None and until >= day
+
+
+def holds_kind(state: EngineState, subject: str, kind: str, day: dt.date) -> bool:
+    """Holds a valid sanction of this kind."""
+    until = state.until.get(subject, {}).get(kind)
+    return until is not None and until >= day
+
+
+def track_until(state: EngineState, s: Sanction) -> None:
+    """Extend what the sanction's subject holds to the sanction's last valid day."""
+    until = FOREVER if s.valid_until is None else s.valid_until
+    held = state.until.setdefault(s.subject, {})
+    keys: tuple[str | None, ...] = (s.kind,) if state.book.kind(s.kind).flag else (s.kind, None)
+    for key in keys:
+        if held.get(key, dt.date.min) < until:
+            held[key] = until
+
+
+def retrack(state: EngineState, subject: str) -> None:
+    """After a revocation: recompute what the subject holds."""
+    state.until.pop(subject, None)
+    for s in state.held.get(subject, ()):
+        if not s.revoked:
+            track_until(state, s)
