@@ -59,6 +59,9 @@ def _name(book: Rulebook | None, kind: str, value: Any, lang: str) -> str:
         except KeyError:
             return value
     if kind == "infraction":
+        if "@" in value:  # a derived penalty counted as a reason of its own: cause@event
+            cause, _, event = value.partition("@")
+            return f"{catalogue(lang).get(f'cause.{cause}', cause)} ({event})"
         inf = book.infraction(value)
         return inf.name.get(lang) if inf is not None else value
     if kind == "role":
@@ -99,11 +102,25 @@ def render(code: str, params: Mapping[str, Any] | None = None, lang: str = "en",
     return template.format(**values)
 
 
+# documents cited by their file name: how each is called in words
+DOCUMENTS = {"regulations.md": "document.regulations"}
+
+
+def source_text(source: str, lang: str = "en") -> str:
+    """A citation («002 §1.1», «regulations.md §2.3») with its documents named in words."""
+    for name, code in DOCUMENTS.items():
+        if name in source:
+            source = source.replace(name, render(code, None, lang))
+    return source
+
+
 def reason_text(reason: Reason, lang: str = "en", book: Rulebook | None = None) -> str:
     """A reason in words: the catalogue's text, and its source where it names one."""
     text = render(reason.code, reason.params, lang, book)
-    if reason.source and reason.code not in ("rule.source",):
-        return f"{text} ({reason.source})"
+    if reason.code == "rule.source":
+        return source_text(text, lang)
+    if reason.source:
+        return f"{text} ({source_text(reason.source, lang)})"
     return text
 
 

@@ -286,3 +286,30 @@ def replay_result(book: Rulebook, roster: Roster, rulings: list[Ruling],
     if table is not None:
         values["standings"] = StandingsView.model_validate(table)
     return ReplayResult.model_construct(_fields_set=set(values), **values)
+
+
+class RecordSanctionView(View):
+    """A sanction of a person's record, with its state on the day asked."""
+
+    kind: str
+    amount: int | None
+    attached: bool
+    valid_until: dt.date | None
+    state: Literal["valid", "expired", "revoked", "recorded"]
+
+
+class RecordEntryView(View):
+    """One ruling in a person's record, with the state of each of their sanctions."""
+
+    series: str
+    tournament: str
+    date: dt.date
+    event: str
+    infraction: str | None
+    cause: str
+    judge: str | None
+    rulebook: str
+    edition: str
+    sanctions: list[RecordSanctionView]
+    notes: list[str] = Field(description="The reasons in English words; never parsed.")
+    reasons: list[ReasonView]

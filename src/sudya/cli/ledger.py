@@ -363,7 +363,7 @@ def history(person: Annotated[str, typer.Argument(help="player id")],
     ledger = _ledger(db)
     day = _date(on, "--on") or dt.date.today()
     with ledger.factory() as s:
-        entries = person_history(s, person, day)
+        entries = [e.as_json() for e in person_history(s, person, day)]
     if as_json:
         sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2, default=str) + "\n")
         return

@@ -70,6 +70,18 @@ class TournamentRef:
     id: int
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """What a command stored: its event's id and the rulings made on it.
+
+    `retried`: the command was a retry of one already stored under the same idempotency
+    key, and these are the first answer's rulings (nothing new was written)."""
+
+    event: str
+    rulings: list[Ruling]
+    retried: bool = False
+
+
 class _Retried(Exception):
     """A retry of an event already stored under the same idempotency key."""
 
@@ -330,28 +342,40 @@ class Ledger:
             yield s
 
     # ------------------------------------------------------------------ the core
-    def _event(self, tournament: int, kind: str, event_id: str | None,
-               payload: dict[str, Any], idempotency_key: str | None,
-               actor: Actor | None) -> list[Ruling]:
+    def execute(self, tournament: int, cmd: commands.Command, *, event_id: str | None = None,
+                idempotency_key: str | None = None, actor: Actor | None = None) -> Recorded:
+        """Store one command of a tournament and the rulings the engine makes on it.
+
+        The idempotency key binds a retry to what was first sent: the same key with the same
+        command by the same person answers the first result and writes nothing; the same key
+        for anything else is refused."""
         actor = actor or Actor()
         try:
             with self.uow().begin() as s:
                 place, where = self._place(s, tournament)
-                return self._append(s, place, where, kind, event_id, payload,
+                return self._append(s, place, where, cmd.kind, event_id, cmd.payload(),
                                     idempotency_key, actor)
         except _Retried as retry:
-            return self._stored_rulings_new_session(retry.event_id)
+            return self._stored(retry.event_id)
         except IntegrityError as exc:
             self._forget(tournament)
             if "ext_id" in str(exc.orig):
                 raise LedgerError("event.id-used", field="event_id",
                                   event=event_id) from None
+            if "idempotency_key" in str(exc.orig):  # the same key, at the same moment
+                raise LedgerError("key.reused", field="idempotency_key") from None
             raise
+
+    def _event(self, tournament: int, kind: str, event_id: str | None,
+               payload: dict[str, Any], idempotency_key: str | None,
+               actor: Actor | None) -> list[Ruling]:
+        return self.execute(tournament, command(kind, payload), event_id=event_id,
+                            idempotency_key=idempotency_key, actor=actor).rulings
 
     def _append(self, s: Session, series: SeriesRef, t: TournamentRef, kind: str,
                 event_id: str | None, payload: dict[str, Any], idempotency_key: str | None,
-                actor: Actor) -> list[Ruling]:
-        """Store one event and the rulings the engine makes on it; returns the rulings."""
+                actor: Actor) -> Recorded:
+        """Store one event and the rulings the engine makes on it."""
         cmd = command(kind, payload)
         payload = cmd.payload()  # stored as the decoder normalised it
         seq = s.execute(update(m.Series).where(m.Series.id == series.id)
@@ -361,7 +385,9 @@ class Ledger:
         if idempotency_key:
             done = s.scalar(select(m.Event).where(m.Event.idempotency_key == idempotency_key))
             if done is not None:
-                if done.series_id != series.id or done.kind != kind:
+                first = (done.series_id, done.tournament_id, done.kind, done.created_by,
+                         done.payload)
+                if first != (series.id, t.id, kind, actor.name, payload):
                     raise LedgerError("key.reused", field="idempotency_key")
                 raise _Retried(done.id)
         ext_id = event_id or f"e{seq}"
@@ -400,7 +426,7 @@ class Ledger:
             raise
         # if the transaction fails to commit after this, the cached state is ahead of the
         # database; _catch_up notices (its seq is above the stored one) and rebuilds
-        return rulings
+        return Recorded(event=ext_id, rulings=rulings)
 
     def _store(self, s: Session, state: _State, series_id: int, event_id: int,
                tournament_id: int, rulings: list[Ruling], audit: dict[str, Any]) -> None:
@@ -592,13 +618,15 @@ class Ledger:
             .where(m.Entry.tournament_id == tournament_id, m.Entry.team_id == team_id)
             .order_by(m.Entry.id)))
 
-    def _stored_rulings_new_session(self, event_id: int) -> list[Ruling]:
+    def _stored(self, event_id: int) -> Recorded:
+        """The first answer of a retried command, read back (a new session)."""
         from sudya.services.readback import rulings_of_event
 
         with self.factory() as s:
             event = s.get(m.Event, event_id)
             assert event is not None
-            return rulings_of_event(s, event)
+            return Recorded(event=event.ext_id, rulings=rulings_of_event(s, event),
+                            retried=True)
 
 
 def command(kind: str, payload: dict[str, Any]) -> commands.Command:

@@ -10,11 +10,12 @@ from sqlalchemy.orm import Session, selectinload
 
 from sudya.db import models as m
 from sudya.engine.model import Roster
+from sudya.messages import reason_text
 from sudya.rulebooks import loader
-from sudya.scenario import ruling_json
 from sudya.services.ledger import LedgerError
-from sudya.services.readback import series_results, series_rulings
+from sudya.services.readback import series_results, series_rulings, stored_reason
 from sudya.standings import standings
+from sudya.views import ReasonView, RecordEntryView, RecordSanctionView, RulingView
 
 
 def _tournament(s: Session, tournament_id: int) -> m.Tournament:
@@ -54,7 +55,7 @@ def tournament_summary(s: Session, tournament_id: int) -> dict[str, Any]:
         "players": [{"handle": p, "team": roster.team_of.get(p)} for p in roster.players],
         "teams": roster.teams,
         "judges": judges,
-        "rulings": [ruling_json(r, book.validity is not None) for r in rulings],
+        "rulings": [RulingView.of(r, book.validity is not None).as_json() for r in rulings],
     }
 
 
@@ -72,7 +73,7 @@ def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
     return table
 
 
-def person_history(s: Session, handle: str, on: dt.date) -> list[dict[str, Any]]:
+def person_history(s: Session, handle: str, on: dt.date) -> list[RecordEntryView]:
     """Every ruling about a person (and the sanctions they bear) in every tournament."""
     if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is None:
         raise LedgerError("person.unknown", field="person", person=handle)
@@ -97,14 +98,16 @@ def person_history(s: Session, handle: str, on: dt.date) -> list[dict[str, Any]]
                 state = "valid" if sn.never_expires else "recorded"
             else:
                 state = "valid" if sn.valid_until >= on else "expired"
-            sanctions.append({"kind": sn.kind, "amount": sn.amount, "attached": sn.attached,
-                              "valid_until": sn.valid_until.isoformat() if sn.valid_until
-                              else None, "state": state})
-        out.append({"series": t.series.name, "tournament": t.name, "date": t.date.isoformat(),
-                    "event": r.event_ext_id, "infraction": r.infraction, "cause": r.cause,
-                    "judge": r.judge, "rulebook": t.series.rulebook, "edition": r.edition,
-                    "sanctions": sanctions,
-                    "notes": r.notes})
+            sanctions.append(RecordSanctionView(
+                kind=sn.kind, amount=sn.amount, attached=sn.attached,
+                valid_until=sn.valid_until, state=state))
+        reasons = [stored_reason(n) for n in r.notes or []]
+        out.append(RecordEntryView(
+            series=t.series.name, tournament=t.name, date=t.date, event=r.event_ext_id,
+            infraction=r.infraction, cause=r.cause, judge=r.judge,
+            rulebook=t.series.rulebook, edition=r.edition, sanctions=sanctions,
+            notes=[reason_text(n) for n in reasons],
+            reasons=[ReasonView.of(n) for n in reasons]))
     return out
 
 

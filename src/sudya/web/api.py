@@ -44,7 +44,13 @@ from sudya.services.queries import (
     tournament_standings,
     tournament_summary,
 )
-from sudya.views import ReplayResult, RulingView, StandingsView, rulings_view
+from sudya.views import (
+    RecordEntryView,
+    ReplayResult,
+    RulingView,
+    StandingsView,
+    rulings_view,
+)
 from sudya.web.auth import AuthError, Roles, login, revoke
 from sudya.web.context import COOKIE, Ctx, get_ctx
 from sudya.web.pages_decks import card_list, register_once
@@ -297,29 +303,6 @@ class ResultOut(BaseModel):
     score: str
 
 
-class RecordSanctionOut(BaseModel):
-    kind: str
-    amount: int | float | None
-    attached: bool
-    valid_until: dt.date | None
-    state: Literal["valid", "expired", "revoked", "recorded"]
-
-
-class RecordEntryOut(BaseModel):
-    """One ruling in a person's record, with the state of each sanction today."""
-
-    series: str
-    tournament: str
-    date: dt.date
-    event: str
-    infraction: str | None
-    cause: str
-    judge: str | None
-    edition: str
-    sanctions: list[RecordSanctionOut]
-    notes: list[str]
-
-
 # ---------------------------------------------------------------------- who may
 def _signed_in(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
                _c: Annotated[Any, Security(_cookie)] = None) -> Ctx:
@@ -559,14 +542,13 @@ def standings(tid: TournamentId, ctx: C) -> StandingsView:
             summary="A person's record in every tournament (players: their own only)",
             responses=_errors(401, 403, 404))
 def person(tid: TournamentId, handle: Annotated[str, Path(min_length=1, max_length=100)],
-           ctx: Signed) -> list[RecordEntryOut]:
+           ctx: Signed) -> list[RecordEntryView]:
     _t, _book, roles = ctx.tournament(tid)
     if not roles.can("view-all") and roles.person != handle:
         raise ApiError("players see only their own record", status=403)
     if not person_exists(ctx.session, handle):
         raise ApiError(f"handle: unknown person {handle!r}", status=404, field="handle")
-    return [RecordEntryOut.model_validate(e)
-            for e in person_history(ctx.session, handle, dt.date.today())]
+    return person_history(ctx.session, handle, dt.date.today())
 
 
 # ---------------------------------------------------------------------- recording

@@ -166,7 +166,7 @@ async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
     ctx.check_csrf(str(form.get("csrf", "")))
     summary = tournament_summary(ctx.session, tid)
     parsed, errors = forms.parse(book, summary, form)
-    key = str(form.get("key", "")) or None
+    key = views.form_key(form)
     if errors:
         return ctx.render("record.html", status=422, t=t, book=book, summary=summary,
                           player=parsed.get("player", ""), q="", found=[],
@@ -229,7 +229,8 @@ def _history(ctx: Ctx, handle: str | None) -> list[dict[str, Any]]:
     if not handle:
         return []
     try:
-        entries = person_history(ctx.session, handle, dt.date.today())[-10:]
+        entries = [e.as_json() for e in person_history(ctx.session, handle,
+                                                         dt.date.today())[-10:]]
     except LedgerError:
         return []
     return [readable_entry(e) for e in entries]
@@ -254,7 +255,7 @@ def person(ctx: C, tid: int, handle: str) -> Response:
     t, book, roles = ctx.tournament(tid)
     if not roles.can("view-all") and roles.person != handle:
         raise forbid(_("Players see only their own record."))
-    entries = person_history(ctx.session, handle, dt.date.today())
+    entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today())]
     rulebook_of = {name: rid for name, rid in ctx.session.execute(
         select(m.Series.name, m.Series.rulebook))}
     for e in entries:  # names in the reader's language, from the edition each ruling used
@@ -266,7 +267,7 @@ def person(ctx: C, tid: int, handle: str) -> Response:
         e["cause_text"] = i18n.cause(e["cause"])
         e["sanctions"] = views.sanctions(their, e["sanctions"])
         # an appeal's outcome is in its note (upheld, overturned, frivolous)
-        e["outcome"] = [i18n.reason(stored_reason(n), their) for n in e["notes"] or []
+        e["outcome"] = [i18n.reason(stored_reason(n), their) for n in e["reasons"]
                         if e["cause"] == "appeal"]
     appeals = [{**a, "outcome": views.outcome_text(a["decision"]["outcome"])
                 if a["decision"] else None}

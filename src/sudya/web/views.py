@@ -15,6 +15,7 @@ from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.ledger import Actor
 from sudya.web import forms, i18n
+from sudya.web.auth import AuthError
 from sudya.web.context import Ctx, see_other
 
 _ = i18n.gettext
@@ -97,6 +98,15 @@ def show_whole_page(request: Request, response: Response, problems: list[str]) -
         response.headers.update({"HX-Retarget": "main", "HX-Reselect": "main",
                                  "HX-Reswap": "outerHTML"})
     return response
+
+
+def form_key(form: FormData) -> str | None:
+    """The form's idempotency key (the template's `new_key()`), None when it has none; one
+    longer than its column is a damaged form, not a database error."""
+    key = str(form.get("key", ""))
+    if len(key) > 100:
+        raise AuthError(_("This form is damaged: reload the page."), status=400)
+    return key or None
 
 
 def already_done(s: Session, key: str | None) -> bool:

@@ -1,0 +1,115 @@
+"""Messages are codes rendered from catalogues: every code has Russian and English text, and a
+ruling rendered in Russian reads as Russian (no ids, no English) — shared/spec/regulations.md
+§4 E11."""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sudya
+from sudya.errors import ScenarioError
+from sudya.messages import LANGS, catalogue, is_code, reason_text, render
+from sudya.scenario import Replay
+from sudya.scenario_file import load_scenario_file
+
+SRC = Path(sudya.__file__).parent
+ROOT = SRC.parents[1]
+CASES = sorted((ROOT / "tests" / "scenarios").glob("*/*.yaml")) + sorted(
+    (ROOT.parent / "shared" / "scenarios").glob("*.yaml"))
+# what raises or gives a coded message: its first argument is the code
+CODED = {"Reason", "RuleError", "LedgerError", "ScenarioError", "CommandError", "SudyaError",
+         "RulebookError", "_custom", "ApiError", "AuthError"}
+
+
+def codes_in_source() -> dict[str, str]:
+    """Every code literal passed to a coded constructor in src/, with where it is."""
+    found: dict[str, str] = {}
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else (
+                node.func.attr if isinstance(node.func, ast.Attribute) else "")
+            first = node.args[0]
+            if name in CODED and isinstance(first, ast.Constant) and isinstance(
+                    first.value, str) and is_code(first.value):
+                found.setdefault(first.value, f"{path.relative_to(SRC)}:{node.lineno}")
+    return found
+
+
+def test_source_uses_codes() -> None:
+    assert len(codes_in_source()) > 100
+
+
+def test_every_code_in_the_source_has_russian_and_english_text() -> None:
+    missing = {code: where for code, where in codes_in_source().items()
+               if not all(code in catalogue(lang) for lang in LANGS)}
+    assert missing == {}
+
+
+def test_both_catalogues_hold_the_same_codes_and_russian_names_no_other_parameters() -> None:
+    fields = string.Formatter()
+
+    def names(template: str) -> set[str]:
+        return {f for _, f, _, _ in fields.parse(template) if f}
+
+    ru, en = catalogue("ru"), catalogue("en")
+    assert set(ru) == set(en)
+    # English names every parameter a code is given; Russian may leave one out, never add
+    assert {c: names(ru[c]) - names(en[c]) for c in en if names(ru[c]) - names(en[c])} == {}
+
+
+def test_an_unknown_code_is_an_error_not_a_silent_message() -> None:
+    with pytest.raises(KeyError):
+        render("no.such-code")
+
+
+LATIN = re.compile(r"[A-Za-z][A-Za-z-]*")
+
+
+def typed_ids(scenario: dict[str, Any]) -> set[str]:
+    """What the scenario's author typed: people, teams, judges, events, cards."""
+    out: set[str] = set(scenario.get("players") or [])
+    out |= set(scenario.get("teams") or {}) | set(scenario.get("judges") or {})
+    for ev in scenario.get("events") or []:
+        if isinstance(ev, dict):
+            out.add(str(ev.get("id", "")))
+            for key in ("card", "reason"):
+                value = (ev.get("details") or {}).get(key)
+                if isinstance(value, str):
+                    out.add(value)
+    words: set[str] = set()
+    for item in out:
+        words |= set(LATIN.findall(item))
+    return words
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_ruling_rendered_in_russian_has_no_english_and_no_ids(path: Path) -> None:
+    try:
+        scenario = load_scenario_file(path)
+        prepared = Replay(scenario)
+        engine, rulings = prepared.run()
+    except ScenarioError:
+        return
+    book = engine.book
+    allowed = typed_ids(scenario)
+    leaks: set[str] = set()
+    for r in rulings:
+        texts = [render(f"cause.{r.cause}", None, "ru")]
+        texts += [reason_text(n, "ru", book) for n in r.notes]
+        for s in r.sanctions:
+            texts.append(book.kind(s.kind).name.get("ru"))
+        if r.infraction:
+            inf = book.infraction(r.infraction)
+            assert inf is not None
+            texts.append(inf.name.get("ru"))
+        for text in texts:
+            leaks |= {f"{w!r} in «{text}»" for w in LATIN.findall(text) if w not in allowed}
+    assert sorted(leaks) == []
