@@ -49,7 +49,7 @@ def _custom(code: str, **params: Any) -> PydanticCustomError:
     return PydanticCustomError(code, code, params)
 
 
-def _plain_id(value: str) -> str:
+def plain_id(value: str) -> str:
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
         raise _custom("text.control-characters")
     if not value.strip():
@@ -57,7 +57,7 @@ def _plain_id(value: str) -> str:
     return value
 
 
-def _plain_text(value: str) -> str:
+def plain_text(value: str) -> str:
     if any((ord(ch) < 32 and ch not in "\t\n\r") or ord(ch) == 127 for ch in value):
         raise _custom("text.control-characters")
     return value
@@ -76,7 +76,7 @@ def _plain_json(value: Any, depth: int = 0) -> Any:
     if isinstance(value, str):
         if len(value) > MAX_TEXT:
             raise _custom("text.too-long", max=MAX_TEXT)
-        return _plain_text(value)
+        return plain_text(value)
     if isinstance(value, dt.date):
         if not FIRST_DAY <= value <= LAST_DAY:
             raise _custom("date.out-of-range", first=str(FIRST_DAY), last=str(LAST_DAY))
@@ -110,8 +110,8 @@ def _score(value: Any) -> Any:
 
 
 Id = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID),
-               AfterValidator(_plain_id)]
-Text = Annotated[str, Strict(), Field(max_length=MAX_TEXT), AfterValidator(_plain_text)]
+               AfterValidator(plain_id)]
+Text = Annotated[str, Strict(), Field(max_length=MAX_TEXT), AfterValidator(plain_text)]
 Round = Annotated[int, Strict(), Field(ge=0, le=MAX_ROUND)]
 Number = Annotated[int, Strict(), Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
 Points = Annotated[int, Strict(), Field(ge=0, le=100_000)]

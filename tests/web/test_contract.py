@@ -112,3 +112,33 @@ def test_a_carry_over_ruling_is_recorded_and_the_tournament_reads_back(
     assert list(jsonschema_rs.validator_for(schema).iter_errors(whole.json())) == []
     record_schema = response_schema(openapi, "/api/v1/tournaments/{tid}/infractions", "post")
     assert list(jsonschema_rs.validator_for(record_schema).iter_errors(first.json())) == []
+
+
+def test_an_idempotency_key_is_bound_to_what_was_sent(client: TestClient) -> None:
+    """A retry answers the first result; the same key for another request is refused, so a
+    ruling is never answered as another's and never silently lost."""
+    judge = bearer(client, "sudya")
+    url = f"{API}/tournaments/{BERSERK}/infractions"
+    boris = {"infraction": "procedure.minor", "player": "boris", "round": 3,
+             "idempotency_key": "k1"}
+    first = client.post(url, json=boris, headers=judge)
+    assert first.status_code == 200, first.text
+    again = client.post(url, json=boris, headers=judge)
+    assert again.json() == first.json()
+
+    vera = {**boris, "player": "vera"}
+    refused = client.post(url, json=vera, headers=judge)
+    assert refused.status_code == 422, refused.text
+    [item] = refused.json()["detail"]
+    assert (item["type"], item["loc"]) == ("key.reused", ["body", "idempotency_key"])
+
+    head_judge = bearer(client, "glavsud")  # the same key and body from another person
+    other = client.post(url, json=boris, headers=head_judge)
+    assert other.status_code == 422 and other.json()["detail"][0]["type"] == "key.reused"
+
+    whole = client.get(f"{API}/tournaments/{BERSERK}", headers=judge).json()
+    recorded = [r for r in whole["rulings"] if r["infraction"] == "procedure.minor"
+                and r["event"] == first.json()["event"]]
+    assert [r["subject"] for r in recorded] == ["boris"]
+    fresh = client.post(url, json={**vera, "idempotency_key": "k2"}, headers=judge)
+    assert fresh.status_code == 200 and fresh.json()["rulings"][0]["subject"] == "vera"

@@ -10,7 +10,6 @@ An `idempotency_key` makes a retry return the first answer without recording twi
 from __future__ import annotations
 
 import datetime as dt
-import math
 import secrets
 import uuid
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.security import APIKeyCookie, HTTPBearer
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from sudya import commands
 from sudya.db import models as m
 from sudya.decks.cards import CardList
 from sudya.decks.decklist import Finding, check, compare, parse
@@ -35,10 +35,8 @@ from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import replay
 from sudya.scenario_file import json_error, plain
 from sudya.services.decks import decklist_status
-from sudya.services.ledger import Actor
+from sudya.services.ledger import Actor, Recorded
 from sudya.services.queries import (
-    event_by_key,
-    event_of_request,
     person_exists,
     person_history,
     tournament_standings,
@@ -63,8 +61,7 @@ _bearer = HTTPBearer(auto_error=False, description="The token from POST /api/v1/
 _cookie = APIKeyCookie(name=COOKIE, auto_error=False,
                        description="The web app's session; POSTs need X-CSRF-Token too.")
 BIGGEST_ID = 2**31 - 1  # a PostgreSQL integer
-SANE_NUMBER = 10**9  # larger numbers in details or choices are typing mistakes
-FIRST_DAY, LAST_DAY = dt.date(1900, 1, 1), dt.date(2999, 12, 31)  # validity windows fit
+FIRST_DAY, LAST_DAY = commands.FIRST_DAY, commands.LAST_DAY  # validity windows fit
 
 
 class ApiError(AuthError):
@@ -76,8 +73,10 @@ class ApiError(AuthError):
 # ---------------------------------------------------------------------- error shapes
 class ErrorItem(BaseModel):
     loc: list[str | int] = Field(description="Where: `body`, then the field's path.")
-    msg: str
-    type: str
+    msg: str = Field(description="The message in English.")
+    type: str = Field(description="Its code: a key of the message catalogues.")
+    params: dict[str, Any] | None = Field(default=None, description="The parameters of the "
+                                          "code's text, to render it in another language.")
 
 
 class ErrorOut(BaseModel):
@@ -97,53 +96,18 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------- input shapes
-def _no_control_characters(value: str) -> str:
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        raise ValueError("must not contain control characters")
-    return value
-
-
-def _plain_json(value: Any, depth: int = 0) -> Any:
-    """Details are facts a judge types: small numbers, short texts, shallow structures."""
-    if depth > 4:
-        raise ValueError("nested too deeply")
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
-        if (isinstance(value, float) and not math.isfinite(value)) or abs(value) > SANE_NUMBER:
-            raise ValueError(f"numbers must lie within ±{SANE_NUMBER:,}")
-        return value
-    if isinstance(value, str):
-        if len(value) > 1000:
-            raise ValueError("texts must be at most 1000 characters")
-        return value
-    if isinstance(value, list):
-        if len(value) > 100:
-            raise ValueError("lists must have at most 100 items")
-        return [_plain_json(v, depth + 1) for v in value]
-    if isinstance(value, dict):
-        if len(value) > 100:
-            raise ValueError("mappings must have at most 100 keys")
-        return {k: _plain_json(v, depth + 1) for k, v in value.items()}
-    raise ValueError("must be plain JSON")
-
-
-Handle = Annotated[str, Field(min_length=1, max_length=100),
-                   AfterValidator(_no_control_characters)]
+# the limits of what a person may send are the commands' (sudya.commands), written once
+Handle = commands.Id
+Round = Annotated[commands.Round | None, Field(default=None)]
+Day = Annotated[commands.Day | None, Field(default=None)]
+Number = commands.Number
+Choice = commands.Choice
 IdempotencyKey = Annotated[
-    str | None,
-    Field(default=None, min_length=1, max_length=100,
-          description="Any unique string per action: a retry with the same key returns the "
-                      "first answer and records nothing new."),
-    AfterValidator(lambda v: v if v is None else _no_control_characters(v))]
-Round = Annotated[int | None, Field(default=None, ge=0, le=1000)]
-Day = Annotated[dt.date | None, Field(default=None, ge=FIRST_DAY, le=LAST_DAY)]
-Number = Annotated[int, Field(ge=-SANE_NUMBER, le=SANE_NUMBER)]
-Choice = Annotated[
-    Handle | dict[Literal["points", "amount"], Number] | None,
-    Field(default=None, description="The judge's choice where the rule offers one: a "
-                                    "sanction id, `min`/`max` of a range, `{points: -N}` or "
-                                    "`{amount: N}`.")]
+    commands.Id | None,
+    Field(default=None, description="Any unique string per action: a retry with the same key "
+                                    "and the same request returns the first answer and "
+                                    "records nothing new; the same key for another request "
+                                    "is refused.")]
 TournamentId = Annotated[int, Path(ge=1, le=BIGGEST_ID, description="The tournament's id.")]
 
 
@@ -164,7 +128,7 @@ class InfractionIn(Strict):
     team: Handle | None = Field(default=None, description="For a team (clan) violation.")
     round: Round
     date: Day
-    details: Annotated[dict[str, Any], AfterValidator(_plain_json)] = Field(
+    details: commands.Facts = Field(
         default_factory=dict, description="The facts the rule reads (see the rulebook).")
     choice: Choice
     preview: bool = Field(default=False, description="Only show the rulings; store nothing.")
@@ -353,16 +317,9 @@ def _rulings(a: Access, rulings: list[Ruling]) -> list[RulingView]:
     return rulings_view(a.book, rulings)
 
 
-def _check_key(a: Access, key: str | None, kind: str) -> None:
-    """A key names one action of one user: reusing it for another is a mistake."""
-    if key is None:
-        return
-    with a.ctx.ledger.factory() as s:
-        done = event_by_key(s, key)
-    if done is not None and (done.tournament_id != a.tournament.id or done.kind != kind
-                             or done.created_by != a.user.username):
-        raise ApiError("idempotency_key: already used for another request; use a new key",
-                       status=422, field="idempotency_key")
+def _execute(a: Access, cmd: commands.Command, key: str | None) -> Recorded:
+    """One command through the ledger, as the signed-in user."""
+    return a.ctx.ledger.execute(a.tournament.id, cmd, idempotency_key=key, actor=a.actor())
 
 
 def _check_dates(book: Rulebook, body: InfractionIn) -> None:
@@ -381,14 +338,6 @@ def _check_dates(book: Rulebook, body: InfractionIn) -> None:
         if not FIRST_DAY <= day <= LAST_DAY:
             raise ApiError(f"details.{name}: a date from {FIRST_DAY} to {LAST_DAY}",
                            status=422, field=f"details.{name}")
-
-
-def _stored_event(a: Access, actor: Actor, key: str | None, kind: str) -> str:
-    with a.ctx.ledger.factory() as s:  # a new session: the request's own predates the write
-        event = (event_by_key(s, key) if key else
-                 event_of_request(s, a.tournament.id, actor.request_id, kind))
-    assert event is not None, "the ledger stored no event"
-    return event.ext_id
 
 
 # ---------------------------------------------------------------------- session
@@ -564,12 +513,9 @@ def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=T
     if body.preview:
         return RecordOut(preview=True, event=None,
                          rulings=_rulings(a, a.ctx.ledger.preview(**args)))
-    _check_key(a, body.idempotency_key, "infraction")
-    actor = a.actor()
-    rulings = a.ctx.ledger.record(date=body.date, idempotency_key=body.idempotency_key,
-                                  actor=actor, **args)
-    return RecordOut(preview=False, rulings=_rulings(a, rulings),
-                     event=_stored_event(a, actor, body.idempotency_key, "infraction"))
+    del args["tournament"]
+    done = _execute(a, commands.RecordInfraction(date=body.date, **args), body.idempotency_key)
+    return RecordOut(preview=False, rulings=_rulings(a, done.rulings), event=done.event)
 
 
 @router.post("/tournaments/{tid}/end-of-match",
@@ -577,42 +523,31 @@ def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=T
              responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
 def end_of_match(body: EndOfMatchIn, a: Annotated[Access, Depends(_may("rule", write=True))]
                  ) -> EventOut:
-    _check_key(a, body.idempotency_key, "end-of-match")
-    actor = a.actor()
-    rulings = a.ctx.ledger.end_match(tournament=a.tournament.id, round=body.round,
-                                     idempotency_key=body.idempotency_key, actor=actor)
-    return EventOut(event=_stored_event(a, actor, body.idempotency_key, "end-of-match"),
-                    rulings=_rulings(a, rulings))
+    done = _execute(a, commands.EndMatch(round=body.round), body.idempotency_key)
+    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
 
 
 @router.post("/tournaments/{tid}/appeals", summary="Decide an appeal (head judge)",
              responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
 def appeal(body: AppealIn, a: Annotated[Access, Depends(_may("hear-appeals", write=True))]
            ) -> EventOut:
-    _check_key(a, body.idempotency_key, "appeal")
-    actor = a.actor()
-    rulings = a.ctx.ledger.appeal(tournament=a.tournament.id, of=body.of,
-                                  outcome=body.outcome, judge=a.roles.judge_handle,
-                                  choice=body.choice, idempotency_key=body.idempotency_key,
-                                  actor=actor)
-    return EventOut(event=_stored_event(a, actor, body.idempotency_key, "appeal"),
-                    rulings=_rulings(a, rulings))
+    done = _execute(a, commands.Appeal(of=body.of, outcome=body.outcome,
+                                       judge=a.roles.judge_handle, choice=body.choice),
+                    body.idempotency_key)
+    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
 
 
 @router.post("/tournaments/{tid}/decisions", summary="Decide a pending ruling",
              responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
 def decision(body: DecisionIn, a: Annotated[Access, Depends(_may("decide", write=True))]
              ) -> EventOut:
-    _check_key(a, body.idempotency_key, "decision")
-    actor = a.actor()
     sanctions = (None if body.sanctions is None else
                  [s.model_dump(mode="json", exclude_none=True) for s in body.sanctions])
-    rulings = a.ctx.ledger.decide(tournament=a.tournament.id, of=body.of,
-                                  judge=a.roles.judge_handle, sanctions=sanctions,
-                                  choice=body.choice, date=body.date,
-                                  idempotency_key=body.idempotency_key, actor=actor)
-    return EventOut(event=_stored_event(a, actor, body.idempotency_key, "decision"),
-                    rulings=_rulings(a, rulings))
+    cmd = commands.decode("decision", {"of": body.of, "judge": a.roles.judge_handle,
+                                       "sanctions": sanctions, "choice": body.choice,
+                                       "date": body.date})
+    done = _execute(a, cmd, body.idempotency_key)
+    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
 
 
 @router.post("/tournaments/{tid}/corrections",
@@ -620,13 +555,9 @@ def decision(body: DecisionIn, a: Annotated[Access, Depends(_may("decide", write
              responses=_errors(400, 401, 403, 404, 422), response_model_exclude_unset=True)
 def correction(body: CorrectionIn, a: Annotated[Access, Depends(_may("decide", write=True))]
                ) -> EventOut:
-    _check_key(a, body.idempotency_key, "correction")
-    actor = a.actor()
-    rulings = a.ctx.ledger.correct(tournament=a.tournament.id, of=body.of,
-                                   judge=a.roles.judge_handle, reason=body.reason,
-                                   idempotency_key=body.idempotency_key, actor=actor)
-    return EventOut(event=_stored_event(a, actor, body.idempotency_key, "correction"),
-                    rulings=_rulings(a, rulings))
+    done = _execute(a, commands.Correct(of=body.of, judge=a.roles.judge_handle,
+                                        reason=body.reason), body.idempotency_key)
+    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
 
 
 @router.post("/tournaments/{tid}/results",
@@ -636,27 +567,17 @@ def result(body: ResultIn, a: Annotated[Access, Depends(_may("results", write=Tr
            ) -> ResultOut:
     if body.players[0] == body.players[1]:
         raise ApiError("players: two different players", status=422, field="players")
-    _check_key(a, body.idempotency_key, "result")
-    actor = a.actor()
-    first, second = (int(x) for x in body.score.split("-"))
-    a.ctx.ledger.record_result(tournament=a.tournament.id, players=body.players,
-                               score=(first, second), round=body.round,
-                               idempotency_key=body.idempotency_key, actor=actor)
-    return ResultOut(event=_stored_event(a, actor, body.idempotency_key, "result"),
-                     round=body.round, players=body.players, score=body.score)
+    cmd = commands.decode("result", {"players": body.players, "score": body.score,
+                                     "round": body.round})
+    done = _execute(a, cmd, body.idempotency_key)
+    return ResultOut(event=done.event, round=body.round, players=body.players,
+                     score=body.score)
 
 
 # ---------------------------------------------------------------------- deck checks
-def _plain_text(value: str) -> str:
-    """A deck list: lines of text (tabs and line breaks, no other control characters)."""
-    if any((ord(ch) < 32 and ch not in "\t\n\r") or ord(ch) == 127 for ch in value):
-        raise ValueError("must not contain control characters")
-    return value
-
-
-DeckText = Annotated[str, Field(max_length=20_000), AfterValidator(_plain_text)]
+DeckText = Annotated[str, Field(max_length=20_000), AfterValidator(commands.plain_text)]
 CardName = Annotated[str, Field(min_length=1, max_length=200),
-                     AfterValidator(_no_control_characters)]
+                     AfterValidator(commands.plain_id)]
 CardsChoice = Annotated[
     Literal["imported", "sample"],
     Field(default="imported", description="`imported`: the organiser's card list (`sudya "

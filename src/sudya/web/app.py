@@ -10,6 +10,7 @@ from typing import Any
 
 import jinja2
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2_fragments.fastapi import Jinja2Blocks
@@ -97,7 +98,9 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": [{"loc": ["body", *field.split(".")] if field
                                              else ["body"], "msg": str(exc),
-                                             "type": exc.code}]}, status_code=status)
+                                             "type": exc.code,
+                                             "params": jsonable_encoder(exc.params)}]},
+                                status_code=status)
         from sudya.web.auth import csrf_token, session_user
         from sudya.web.context import COOKIE
 
@@ -106,7 +109,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
             user = session_user(session, token)
             page: Response = app.state.templates.TemplateResponse(
                 request, "error.html",
-                {"message": str(exc), "user": user,
+                {"message": exc.render(i18n.current_lang.get()), "user": user,
                  "csrf": csrf_token(app.state.secret, token) if user and token else "",
                  "lang": i18n.current_lang.get()}, status_code=status)
         return page
