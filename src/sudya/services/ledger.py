@@ -10,13 +10,10 @@ same moment get exactly the rulings they would get one after the other.
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
-import threading
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, insert, select, update
@@ -24,50 +21,23 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from sudya import commands
-from sudya.bulk import paused_gc
-from sudya.commands import CommandError
 from sudya.db import models as m
 from sudya.db.session import UnitOfWork, session_factory
-from sudya.engine.core import RulesEngine
-from sudya.engine.model import (
-    FOREVER,
-    Event,
-    Roster,
-    Ruling,
-    Tournament,
-)
-from sudya.errors import RuleError, SudyaError
-from sudya.rulebooks import loader
-from sudya.rulebooks.schema import Rulebook
+from sudya.engine.model import Ruling
 from sudya.services import faults
-from sudya.views import offered_json
+from sudya.services.common import (
+    Actor,
+    LedgerError,
+    SeriesRef,
+    TournamentRef,
+    command,
+    load_book,
+    ref,
+)
+from sudya.services.projection import Projection, State, rule
+from sudya.services.writer import jsonable, store_rulings
 
-
-class LedgerError(SudyaError):
-    """A request the ledger refuses (unknown tournament, duplicate name, bad field…)."""
-
-    code = "ledger"
-
-
-@dataclass
-class Actor:
-    """Who is writing, and the request it belongs to (recorded on every row)."""
-
-    name: str = "system"
-    request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-
-
-@dataclass(frozen=True)
-class SeriesRef:
-    """What the engine side needs of a series (never changes once created)."""
-
-    id: int
-    rulebook: str
-
-
-@dataclass(frozen=True)
-class TournamentRef:
-    id: int
+__all__ = ["Actor", "Ledger", "LedgerError", "Recorded"]
 
 
 @dataclass(frozen=True)
@@ -89,16 +59,6 @@ class _Retried(Exception):
         self.event_id = event_id
 
 
-@dataclass
-class _State:
-    """A series' engine, caught up to `seq`."""
-
-    engine: RulesEngine
-    seq: int
-    books: dict[str, Rulebook]
-    stored_revocations: int = 0  # engine.revocations already in the database
-
-
 class Ledger:
     """Service functions over one database."""
 
@@ -106,9 +66,13 @@ class Ledger:
         self.db = engine
         self.factory = session_factory(engine)  # reads
         self.writer = session_factory(engine, write=True)
-        self._states: dict[int, _State] = {}
+        self.projection = Projection()
         self._places: dict[int, SeriesRef] = {}
-        self._lock = threading.Lock()
+
+    @property
+    def _states(self) -> dict[int, State]:
+        """The engine of each series this process has seen (the projection's)."""
+        return self.projection.states
 
     def uow(self) -> UnitOfWork:
         """One writing transaction (serialised per series; see the module's docstring)."""
@@ -119,7 +83,7 @@ class Ledger:
         """A new series (championship, league) under a bundled rulebook; returns its id."""
         actor = actor or Actor()
         _require(name, "name")
-        book = _load_book(rulebook)
+        book = load_book(rulebook)
         with self.uow().begin() as s:
             if s.scalar(select(m.Series.id).where(m.Series.name == name)) is not None:
                 raise LedgerError("series.exists", field="name", name=name)
@@ -144,14 +108,14 @@ class Ledger:
             if new_series_rulebook is not None and isinstance(series, str) and s.scalar(
                     select(m.Series.id).where(m.Series.name == series)) is None:
                 _require(series, "series")
-                fresh = m.Series(name=series, rulebook=_load_book(new_series_rulebook).id,
+                fresh = m.Series(name=series, rulebook=load_book(new_series_rulebook).id,
                                  last_seq=0, created_by=actor.name,
                                  request_id=actor.request_id)
                 s.add(fresh)
                 s.flush()
             row = self._series(s, series)
             self._lock_series(s, row.id)
-            book = _load_book(row.rulebook, edition)
+            book = load_book(row.rulebook, edition)
             if book.levels and level not in book.level_ids():
                 raise LedgerError("level.not-one-of", field="level",
                                   levels=list(book.level_ids()))
@@ -172,7 +136,7 @@ class Ledger:
             s.flush()
             payload = {"date": date.isoformat(), "level": level,
                        "settings": dict(settings or {}), "edition": book.edition}
-            self._append(s, _ref(row), TournamentRef(t.id), "tournament",
+            self._append(s, ref(row), TournamentRef(t.id), "tournament",
                          f"~tournament-{t.id}", payload, None, actor)
             return t.id
 
@@ -202,7 +166,7 @@ class Ledger:
                           created_by=actor.name, request_id=actor.request_id))
             s.flush()
             teams = {team_row.handle: self._members(s, t.id, team_row.id)} if team_row else {}
-            self._append(s, _ref(series), TournamentRef(t.id), "roster", None,
+            self._append(s, ref(series), TournamentRef(t.id), "roster", None,
                          {"players": [handle], "teams": teams, "judges": {}}, None, actor)
 
     def add_team(self, *, tournament: int, handle: str, name: str | None = None,
@@ -237,7 +201,7 @@ class Ledger:
                 else:
                     entry.team_id = row.id
             s.flush()
-            self._append(s, _ref(series), TournamentRef(t.id), "roster", None,
+            self._append(s, ref(series), TournamentRef(t.id), "roster", None,
                          {"players": new_players,
                           "teams": {handle: self._members(s, t.id, row.id)}, "judges": {}},
                          None, actor)
@@ -249,7 +213,7 @@ class Ledger:
         _require(handle, "handle")
         with self.uow().begin() as s:
             t, series = self._tournament(s, tournament)
-            book = _load_book(series.rulebook, t.edition)
+            book = load_book(series.rulebook, t.edition)
             if role not in book.roles:
                 raise LedgerError("role.unknown", field="role", role=role,
                                   roles=list(book.roles))
@@ -259,7 +223,7 @@ class Ledger:
             s.add(m.Staff(tournament_id=t.id, handle=handle, name=name or handle, role=role,
                           official=official, created_by=actor.name,
                           request_id=actor.request_id))
-            self._append(s, _ref(series), TournamentRef(t.id), "roster", None,
+            self._append(s, ref(series), TournamentRef(t.id), "roster", None,
                          {"players": [], "teams": {},
                           "judges": {handle: {"role": role, "official": official}}},
                          None, actor)
@@ -274,7 +238,7 @@ class Ledger:
         """A judge reports an infraction; the engine rules on it with the full history."""
         payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
                    "round": round, "date": date.isoformat() if date else None,
-                   "details": _jsonable(details or {}), "choice": choice}
+                   "details": jsonable(details or {}), "choice": choice}
         return self._event(tournament, "infraction", event_id, payload, idempotency_key, actor)
 
     def preview(self, *, tournament: int, infraction: str, player: str | None = None,
@@ -285,8 +249,8 @@ class Ledger:
                    "round": round, "date": None, "details": details or {}, "choice": choice}
         with self.factory() as s, s.begin():
             place, _where = self._place(s, tournament)
-            state = self._preview_state(s, place)
-            return _rule(state, self._to_event(command("infraction", payload), "preview",
+            state = self.projection.preview_state(s, place)
+            return rule(state, self.projection.to_event(command("infraction", payload), "preview",
                                                state, place))
 
     def end_match(self, *, tournament: int, round: int | None, event_id: str | None = None,
@@ -393,15 +357,15 @@ class Ledger:
         ext_id = event_id or f"e{seq}"
         if kind == "roster":
             ext_id = f"~roster-{seq}"
-        state: _State | None = None
+        state: State | None = None
         rulings: list[Ruling] = []
         if seq > 1:  # the series' first event is its first tournament: nothing to rule on
-            with self._lock:
-                state = self._catch_up(s, series, seq - 1)
+            with self.projection.lock:
+                state = self.projection.catch_up(s, series, seq - 1)
                 try:
-                    rulings = self._apply(state, cmd, ext_id, series)
+                    rulings = self.projection.apply(state, cmd, ext_id, series)
                 except BaseException:
-                    self._states.pop(series.id, None)  # the engine may be half-way: rebuild
+                    self.projection.forget(series.id)  # the engine may be half-way: rebuild
                     raise
                 state.seq = seq
         try:
@@ -413,7 +377,7 @@ class Ledger:
                 **audit}]).scalar_one()
             faults.point("after-event")
             if state is not None and rulings:
-                self._store(s, state, series.id, event_row, t.id, rulings, audit)
+                store_rulings(s, state, series.id, event_row, t.id, rulings, audit)
             if kind == "result":
                 a, b = payload["players"]
                 s.execute(insert(m.Result), [{
@@ -422,154 +386,21 @@ class Ledger:
                     "score_b": payload["score"][1], **audit}])
             faults.point("before-commit")
         except BaseException:
-            self._states.pop(series.id, None)
+            self.projection.forget(series.id)
             raise
         # if the transaction fails to commit after this, the cached state is ahead of the
         # database; _catch_up notices (its seq is above the stored one) and rebuilds
         return Recorded(event=ext_id, rulings=rulings)
 
-    def _store(self, s: Session, state: _State, series_id: int, event_id: int,
-               tournament_id: int, rulings: list[Ruling], audit: dict[str, Any]) -> None:
-        """Insert the rulings, their sanctions and what they revoked (a few statements)."""
-        with_validity = state.engine.book.validity is not None
-        ids = s.scalars(insert(m.Ruling).returning(m.Ruling.id, sort_by_parameter_order=True),
-                        [{"event_id": event_id, "series_id": series_id,
-                          "tournament_id": tournament_id, "position": r.seq,
-                          "event_ext_id": r.event, "subject": r.subject,
-                          "infraction": r.infraction, "cause": r.cause, "pending": r.pending,
-                          "aggravated": r.aggravated,
-                          "offered": offered_json(r, with_validity),
-                          "revokes": r.revokes, "resolves": r.resolves,
-                          "applies_to": r.applies_to, "notes": [n.as_json() for n in r.notes],
-                          "edition": r.edition, "judge": r.judge, "round": r.round,
-                          "details": _jsonable(r.details), **audit} for r in rulings]).all()
-        faults.point("after-rulings")
-        sanctions = []
-        for r, rid in zip(rulings, ids, strict=True):
-            r.ref = rid
-            sanctions += [(sn, rid, i) for i, sn in enumerate(r.sanctions)]
-        if sanctions:
-            sids = s.scalars(
-                insert(m.Sanction).returning(m.Sanction.id, sort_by_parameter_order=True),
-                [{"ruling_id": rid, "position": i, "kind": sn.kind, "subject": sn.subject,
-                  "amount": sn.amount, "score": sn.score, "attached": sn.attached,
-                  "valid_until": None if sn.valid_until in (None, FOREVER) else sn.valid_until,
-                  "never_expires": sn.valid_until == FOREVER, **audit}
-                 for sn, rid, i in sanctions]).all()
-            for (sn, _rid, _i), sid in zip(sanctions, sids, strict=True):
-                sn.ref = sid
-        engine = state.engine
-        revoked = engine.revocations[state.stored_revocations:]
-        if revoked:
-            rows = []
-            for sanction in revoked:
-                by = sanction.revoked_by
-                assert by is not None and by.ref is not None
-                rows.append({"sanction_id": self._sanction_id(s, series_id, sanction),
-                             "ruling_id": by.ref, **audit})
-            s.execute(insert(m.Revocation), rows)
-        state.stored_revocations = len(engine.revocations)
-
-    @staticmethod
-    def _sanction_id(s: Session, series_id: int, sanction: Any) -> int:
-        """The stored row of a sanction the engine rebuilt from the history."""
-        if sanction.ref is not None:
-            return int(sanction.ref)
-        ruling = sanction.ruling
-        sid = s.scalar(select(m.Sanction.id).join(m.Ruling).where(
-            m.Ruling.series_id == series_id, m.Ruling.position == ruling.seq,
-            m.Sanction.position == ruling.sanctions.index(sanction)))
-        assert sid is not None, "the engine replayed a sanction the ledger never stored"
-        sanction.ref = sid
-        return int(sid)
-
-    # ------------------------------------------------------------------ engine state
     def forget_all(self) -> None:
         """Drop every cached engine (after a rolled-back batch): rebuilt on next use."""
-        with self._lock:
-            self._states.clear()
+        self.projection.forget_all()
 
     def _forget(self, tournament: int) -> None:
         with self.factory() as s:
             t = s.get(m.Tournament, tournament)
             if t is not None:
-                self._states.pop(t.series_id, None)
-
-    def _catch_up(self, s: Session, series: SeriesRef, upto: int) -> _State:
-        """The series' engine with every stored event up to `upto` applied."""
-        state = self._states.get(series.id)
-        if state is not None and state.seq > upto:
-            state = None  # ahead of the database: a transaction of ours did not commit
-        if state is None:
-            state = self._build(s, series, upto)
-            self._states[series.id] = state
-        elif state.seq < upto:  # another process stored events since: replay them
-            for ev in s.scalars(select(m.Event).where(
-                    m.Event.series_id == series.id, m.Event.seq > state.seq,
-                    m.Event.seq <= upto).order_by(m.Event.seq)):
-                self._replay_stored(state, ev, series)
-        state.stored_revocations = len(state.engine.revocations)
-        return state
-
-    def _preview_state(self, s: Session, series: SeriesRef) -> _State:
-        """A copy of the series' engine to try an event on (previews store nothing)."""
-        last = s.scalar(select(m.Series.last_seq).where(m.Series.id == series.id)) or 0
-        with self._lock:
-            state = self._catch_up(s, series, last)
-            book = state.engine.book
-            memo: dict[int, Any] = {id(b): b for b in (book, *state.books.values())}
-            return copy.deepcopy(state, memo)
-
-    def _build(self, s: Session, series: SeriesRef, upto: int) -> _State:
-        events = list(s.scalars(select(m.Event).where(m.Event.series_id == series.id,
-                                                      m.Event.seq <= upto)
-                                .order_by(m.Event.seq)))
-        state: _State | None = None
-        with paused_gc():
-            state = self._replay_all(s, series, events)
-        if state is None:
-            raise LedgerError("series.no-tournament", field="tournament")
-        return state
-
-    def _replay_all(self, s: Session, series: SeriesRef, events: list[m.Event]
-                    ) -> _State | None:
-        state: _State | None = None
-        for ev in events:
-            if state is None:
-                if ev.kind != "tournament":
-                    raise LedgerError("series.corrupt-start")
-                p = ev.payload
-                book = _load_book(series.rulebook, p["edition"])
-                engine = RulesEngine(book, Roster(players=[]), Tournament(
-                    index=0, date=dt.date.fromisoformat(p["date"]), level=p["level"],
-                    settings=p["settings"]))
-                state = _State(engine=engine, seq=ev.seq, books={book.edition: book})
-                continue
-            self._replay_stored(state, ev, series)
-        return state
-
-    def _replay_stored(self, state: _State, ev: m.Event, series: SeriesRef) -> None:
-        self._apply(state, command(ev.kind, ev.payload), ev.ext_id, series)
-        state.seq = ev.seq
-
-    def _apply(self, state: _State, cmd: commands.Command, ext_id: str,
-               series: SeriesRef) -> list[Ruling]:
-        return _rule(state, self._to_event(cmd, ext_id, state, series))
-
-    def _to_event(self, cmd: commands.Command, ext_id: str, state: _State,
-                  series: SeriesRef) -> Event:
-        """The engine's event for a command, its people checked against the series."""
-        if isinstance(cmd, commands.NewTournament):
-            edition = cmd.edition or ""
-            book = state.books.get(edition)
-            if book is None:
-                book = state.books[edition] = _load_book(series.rulebook, edition)
-            return cmd.event(ext_id, rulebook=book)
-        try:
-            commands.known(cmd, state.engine.roster)
-        except CommandError as exc:
-            raise LedgerError(exc.code, field=exc.field, **exc.params) from None
-        return cmd.event(ext_id)  # type: ignore[attr-defined,no-any-return]
+                self.projection.forget(t.series_id)
 
     # ------------------------------------------------------------------ lookups
     @staticmethod
@@ -590,7 +421,7 @@ class Ledger:
         place = self._places.get(tournament)
         if place is None:
             t, series = self._tournament(s, tournament)
-            place = self._places[tournament] = _ref(series)
+            place = self._places[tournament] = ref(series)
         return place, TournamentRef(tournament)
 
     def _tournament(self, s: Session, tournament: int) -> tuple[m.Tournament, m.Series]:
@@ -629,41 +460,11 @@ class Ledger:
                             retried=True)
 
 
-def command(kind: str, payload: dict[str, Any]) -> commands.Command:
-    """A request or a stored event through the one decoder (sudya.commands)."""
-    try:
-        return commands.decode(kind, payload)
-    except CommandError as exc:
-        raise LedgerError(exc.code, field=exc.field, **exc.params) from None
-
-
-def _ref(series: m.Series) -> SeriesRef:
-    return SeriesRef(id=series.id, rulebook=series.rulebook)
-
-
-def _rule(state: _State, event: Event) -> list[Ruling]:
-    try:
-        return state.engine.apply(event)
-    except RuleError as exc:
-        raise LedgerError(exc.code, field=exc.field, **exc.params) from exc
-
-
-def _load_book(rulebook: str, edition: str | None = None) -> Rulebook:
-    try:
-        return loader.load(rulebook, edition)
-    except SudyaError as exc:
-        raise LedgerError(str(exc), field="rulebook") from exc
-
-
 def _require(value: str | None, field: str) -> None:
     if value is None or not str(value).strip():
         raise LedgerError("value.required", field=field)
 
 
 def _jsonable_list(items: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-    return None if items is None else [_jsonable(dict(i)) if isinstance(i, dict) else i
+    return None if items is None else [jsonable(dict(i)) if isinstance(i, dict) else i
                                        for i in items]
-
-
-def _jsonable(details: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v.isoformat() if isinstance(v, dt.date) else v) for k, v in details.items()}
