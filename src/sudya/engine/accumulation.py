@@ -6,7 +6,8 @@ sanctions (other than warnings) of the team or its members are valid at the same
 carry several sanctions). Each rule of the rulebook's `accumulation` says how many
 (`count`), which kinds do not make a ruling count (`ignore`) and what it `gives`; a rule does
 not fire again while the team holds what it gave. The team's ruling is derived (`cause:
-accumulation`); it stands while enough of the rulings it counted are left.
+accumulation`); it stands while enough of the rulings it counted are left for the rule that
+made it.
 
 Shape: functions on the shared `EngineState` (state.py). Per (team, rule) a heap of the days
 its counted rulings stop counting answers "are there enough?" without walking the history.
@@ -77,6 +78,7 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
         for s in ruling.uses:
             state.used_by[s.seq].append(ruling)
         state.record(ruling)
+        state.accumulated_by[ruling.seq] = acc
 
 
 def counts(state: EngineState, r: Ruling, ignore: list[str], day: dt.date) -> bool:
@@ -87,7 +89,11 @@ def counts(state: EngineState, r: Ruling, ignore: list[str], day: dt.date) -> bo
 
 
 def still_met(state: EngineState, derived: Ruling) -> bool:
-    """Whether a team's accumulation ruling keeps enough of the rulings it counted."""
-    rule = state.book.accumulation[0]
+    """Whether a team's accumulation ruling keeps enough of the rulings it counted.
+
+    Judged by the rule that made it (a rulebook may have several), under the edition it
+    was made in.
+    """
+    rule = state.accumulated_by[derived.seq]
     left = {u.ruling.seq for u in derived.uses if not u.revoked and u.ruling is not None}
     return len(left) >= rule.count

@@ -31,7 +31,7 @@ from sudya.engine.model import (
     Tournament,
 )
 from sudya.errors import RuleError
-from sudya.rulebooks.schema import Detail, Rulebook
+from sudya.rulebooks.schema import Accumulation, Detail, Rulebook
 
 # causes of rulings that answer another event's rulings rather than an infraction of their own
 ANSWERS = ("appeal", "cancellation", "decision")
@@ -66,9 +66,10 @@ class EngineState:
         self.conv: dict[tuple[str, str], list[Sanction]] = defaultdict(list)
         self.out: dict[str, list[Sanction]] = defaultdict(list)
         # accumulation: team -> its counted rulings; (team, rule) -> heap of the days its
-        # counted rulings stop counting
+        # counted rulings stop counting; a team's ruling (seq) -> the rule that made it
         self.accum: dict[str, list[Ruling]] = defaultdict(list)
         self.accum_heap: dict[tuple[str, int], list[tuple[dt.date, int]]] = defaultdict(list)
+        self.accumulated_by: dict[int, Accumulation] = {}
         # derived rulings: a sanction (seq) -> the derived rulings that used it
         self.used_by: dict[int, list[Ruling]] = defaultdict(list)
         # sanctions: (subject, kind) reductions already granted once
