@@ -77,6 +77,8 @@ def json_error(exc: orjson.JSONDecodeError) -> str:
         return f"nested too deeply (at most {MAX_DEPTH} levels)"
     if exc.msg.startswith("number is infinity"):
         return "a number too large to hold"
+    if exc.msg.startswith("str is not valid UTF-8"):  # said of bytes that are no UTF-8
+        return "not UTF-8 text"
     return exc.msg
 
 
@@ -88,7 +90,7 @@ class PlainDataError(ScenarioError):
         path = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in shown).lstrip(".")
         path += "..." if len(shown) < len(loc) else ""
         super().__init__(problem, where=where, field=path)
-        self.loc = list(loc)
+        self.loc: list[str | int] = [*shown, "..."] if len(shown) < len(loc) else list(loc)
 
 
 class _Plain:

@@ -1,22 +1,48 @@
 """Whatever a scenario holds, replay answers with a result or one ScenarioError — never
-another exception (the CLI turns ScenarioError into one line and exit 2)."""
+another exception (the CLI turns ScenarioError into one line and exit 2).
+
+The values include what JSON and YAML files can hold and Python can make: NaN and infinities,
+integers of any size (5,000 digits cannot even be printed), lone surrogates, nesting deeper
+than any stack. `sudya.replay` reads them as the file reader and the API do
+(sudya.scenario_file.plain) before the engine sees them.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import sudya
 from sudya.errors import ScenarioError
 from sudya.scenario import replay
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**12), st.text(max_size=8),
+TEXT = st.characters(exclude_categories=())  # every code point, lone surrogates too
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**12), st.integers(),
+                    st.floats(), st.text(TEXT, max_size=8),
+                    st.sampled_from([10**400, -(10**400), 2**63, 2**64, float("nan"),
+                                     float("inf"), float("-inf"), 1e308, "\udc80", "a\x00b",
+                                     "\ud800\udc00"]),
+                    # digits past what str() prints (Hypothesis repr()s a sampled_from's list)
+                    st.integers(4301, 6000).map(lambda digits: 10**digits),
                     st.sampled_from(["2026-03-01", "9999-12-31", "p1", "t1", "e1", "min",
                                      "warning", "head-judge", "team-a"]))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
-    max_leaves=6)
+
+
+def nest(depth: int, leaf: Any, kind: str) -> Any:
+    for _ in range(depth):
+        leaf = [leaf] if kind == "list" else {"k": leaf}
+    return leaf
+
+
+shallow = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(TEXT, max_size=6), inner, max_size=3)),
+    max_leaves=12)
+# deeper than the reader allows (100 levels) and than Python's repr manages (1,000)
+deep = st.builds(nest, st.integers(50, 1500), scalars, st.sampled_from(["list", "dict"]))
+values = st.one_of(shallow, shallow, shallow, deep)
 INFRACTIONS = {
     "berserk": ["gameplay.missed-trigger", "deck.invalid-decklist", "conduct.severe",
                 "gameplay.incorrect-play"],
@@ -75,7 +101,7 @@ def scenarios(draw: Any) -> dict[str, Any]:
 @given(scenarios())
 def test_replay_never_fails_with_anything_but_a_scenario_error(sc: dict[str, Any]) -> None:
     try:
-        result = replay(sc)
+        result = sudya.replay(sc)
     except ScenarioError as exc:
         assert "\n" not in str(exc)
     else:
@@ -169,3 +195,25 @@ def test_wellformed_scenarios_never_crash_the_engine(sc: dict[str, Any]) -> None
         assert "\n" not in str(exc)
     else:
         assert set(result) >= {"rulebook", "rulings", "subjects"}
+
+
+BASE = {"rulebook": "berserk", "level": "amateur", "date": "2026-03-01", "players": ["p1"]}
+
+
+@pytest.mark.xfail(strict=True, raises=(RecursionError, ValueError), reason=(
+    "sudya.scenario.replay itself (not sudya.replay, the file reader or the API) repr()s an "
+    "event id, a date or an edition 5,000 levels deep (RecursionError) and str()s an "
+    "edition of 5,000 digits (ValueError) while building its error; every entry point reads "
+    "input through sudya.scenario_file.plain first, so only direct callers meet this"))
+@pytest.mark.parametrize("scenario", [
+    {**BASE, "events": [{"id": nest(5000, "e1", "list"), "infraction": "gameplay.slow-play",
+                         "player": "p1"}]},
+    {**BASE, "date": nest(5000, "2026-03-01", "list")},
+    {**BASE, "edition": nest(5000, 1, "list")},
+    {**BASE, "edition": 10**5000},
+], ids=["deep-id", "deep-date", "deep-edition", "edition-of-5000-digits"])
+def test_raw_replay_of_what_no_file_can_hold(scenario: dict[str, Any]) -> None:
+    with pytest.raises(ScenarioError):
+        replay(scenario)
+    with pytest.raises(ScenarioError):  # through the public entry point it is refused
+        sudya.replay(scenario)

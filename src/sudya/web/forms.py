@@ -163,7 +163,10 @@ def _value(kind: str, value: str, players: set[str]) -> Any:
 
 
 def _number(text: str) -> float:
-    """A number typed into a form (a decimal comma too); ValueError for nan, inf, 1e999."""
+    """A number typed into a form (a decimal comma too); ValueError for nan, inf, 1e999 and
+    digits other than ASCII ones (float reads `١٢٣`, as whole_number does not)."""
+    if not text.isascii():
+        raise ValueError(text)
     number = float(text.strip().replace(",", "."))
     if not math.isfinite(number) or abs(number) > SANE_NUMBER:
         raise ValueError(text)

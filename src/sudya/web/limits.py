@@ -7,6 +7,8 @@
   Infinity, no lone surrogates or control characters, numbers a database can hold, at most
   100 levels deep. Anything else is 422 naming the field, before FastAPI echoes the value
   back in its own error and fails to encode it (a 500).
+- No NUL character in the path, the query or a form: PostgreSQL stores none, and a query
+  or an insert holding one fails in the database (a 500).
 """
 
 from __future__ import annotations
@@ -65,14 +67,18 @@ class RequestLimits:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        path: str = scope.get("path", "")
+        api = path.startswith("/api/")
+        if "\x00" in path or _has_nul(scope.get("query_string", b"")):
+            await self.refuse(send, api, 422, ["path" if "\x00" in path else "query"],
+                              _nul(api))
+            return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         has_body = "content-length" in headers or "transfer-encoding" in headers
         if not has_body:
             await self.app(scope, receive, send)
             return
-        path: str = scope.get("path", "")
-        api = path.startswith("/api/")
         json_body = api and is_json(headers.get("content-type"))
         limit = MAX_JSON_BODY if json_body else MAX_OTHER_BODY
         declared = headers.get("content-length", "")
@@ -94,6 +100,10 @@ class RequestLimits:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
+        form = headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
+        if form and _has_nul(body):
+            await self.refuse(send, api, 422, [], _nul(api))
+            return
         if json_body and body and path not in RAW_JSON_PATHS:
             problem = json_problem(body)
             if problem is not None:
@@ -125,6 +135,17 @@ class RequestLimits:
                                 (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})
+
+
+def _has_nul(encoded: bytes) -> bool:
+    """Whether URL-encoded bytes hold a NUL, raw or as %00."""
+    return b"\x00" in encoded or b"%00" in encoded
+
+
+def _nul(api: bool) -> str:
+    if api:
+        return "the request holds a NUL character (U+0000)"
+    return i18n.gettext("The request holds a NUL character (U+0000).")
 
 
 def _too_large(limit: int, api: bool) -> str:

@@ -141,7 +141,7 @@ async def file(ctx: C, tid: int, request: Request) -> Response:
     errors: dict[str, str] = {}
     try:
         service.file_appeal(ctx.ledger, tournament=tid, event=event, appellant=appellant,
-                            reason=reason, idempotency_key=str(form.get("key", "")) or None,
+                            reason=reason, idempotency_key=views.form_key(form),
                             actor=views.actor(ctx))
     except LedgerError as exc:
         errors[views.error_field(exc.field, ("reason",), "event")] = i18n.error(exc, book)
@@ -161,7 +161,7 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     back = BACK.get(str(form.get("back", "")), "appeals")
-    key = str(form.get("key", "")) or None
+    key = views.form_key(form)
     if views.already_done(ctx.session, key):  # a double submit: the first one was stored
         return views.done(request, f"/t/{tid}/{back}")
     of = str(form.get("of", ""))

@@ -227,7 +227,7 @@ async def check_submit(ctx: C, tid: int, request: Request) -> Response:
     user = ctx.need_user()
     try:
         lid = register_once(ctx.ledger, user=user.username,
-                            key=str(form.get("key", "")) or None, tournament=tid,
+                            key=views.form_key(form), tournament=tid,
                             player=values["player"], text=values["text"], fmt=fmt,
                             findings=findings)
     except LedgerError as exc:
@@ -377,7 +377,7 @@ async def record_finding(ctx: C, tid: int, request: Request) -> Response:
     t, book, roles = judge_or_forbid(ctx, tid)
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
-    key = str(form.get("key", "")) or None
+    key = views.form_key(form)
     if key is not None:
         first = event_by_key(ctx.session, key)
         if first is not None:  # a double submit: the first one was recorded

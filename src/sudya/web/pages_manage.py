@@ -62,6 +62,8 @@ async def people_add(ctx: C, tid: int, request: Request) -> Response:
     for field, most in (("handle", 100), ("name", 200)):  # the columns' widths
         if len(values.get(field, "")) > most:
             errors[field] = _("At most %(n)s characters.", n=most)
+    if any(len(handle) > 100 for handle in values.get("members", "").replace(",", " ").split()):
+        errors["members"] = _("At most %(n)s characters.", n=100)
     table = values.get("table", "")
     if table and forms.whole_number(table) is None:
         errors["table"] = _("A whole number.")

@@ -122,7 +122,7 @@ async def results_submit(ctx: C, tid: int, request: Request) -> Response:
             ctx.ledger.record_result(
                 tournament=tid, players=(values["player_a"], values["player_b"]),
                 score=(int(score[1]), int(score[2])), round=int(rnd),
-                idempotency_key=str(form.get("key", "")) or None, actor=views.actor(ctx))
+                idempotency_key=views.form_key(form), actor=views.actor(ctx))
         except LedgerError as exc:
             field = {"players": "player_a", "round": "round"}.get(exc.field, "score")
             errors[field] = i18n.error(exc, book)
@@ -175,7 +175,7 @@ async def round_start(ctx: C, tid: int, request: Request) -> Response:
         try:
             start_round(ctx.ledger, tournament=tid, round=numbers["round"],
                         minutes=numbers["minutes"],
-                        idempotency_key=str(form.get("key", "")) or None,
+                        idempotency_key=views.form_key(form),
                         actor=views.actor(ctx))
         except LedgerError as exc:
             errors[exc.field if exc.field in ("round", "minutes") else "round"] = \

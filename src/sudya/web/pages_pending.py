@@ -65,7 +65,7 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
     t, book, roles = _decider(ctx, tid)
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
-    key = str(form.get("key", "")) or None
+    key = views.form_key(form)
     if views.already_done(ctx.session, key):  # a double submit: the first one was stored
         return views.done(request, f"/t/{tid}/pending")
     of = str(form.get("of", ""))
