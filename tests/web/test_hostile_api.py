@@ -192,7 +192,9 @@ def test_a_nul_in_a_path_a_query_or_a_form_is_422(client: TestClient, token: str
     """PostgreSQL stores no NUL: a query or an insert holding one would fail (a 500)."""
     auth = {"Authorization": f"Bearer {token}"}
     r = client.get(f"{API}/tournaments/1/people/a%00b", headers=auth)
-    assert r.status_code == 422 and problems(r)[0][0] == ["body", "path"]
+    assert r.status_code == 422 and problems(r)[0][0] == ["path"]
+    r = client.get(f"{API}/rulebooks/berserk?edition=%00")
+    assert r.status_code == 422 and problems(r)[0][0] == ["query"]
     r = client.get("/t/1/record?player=%00")
     assert r.status_code == 422
     r = client.post("/login", data={"username": "glav\x00sud", "password": PASSWORD})

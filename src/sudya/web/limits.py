@@ -46,14 +46,14 @@ def is_json(content_type: str | None) -> bool:
         subtype == "json" or subtype.endswith("+json"))
 
 
-def json_problem(body: bytes) -> tuple[list[str | int], str] | None:
-    """Where and what is wrong with a JSON body, or None when it is plain JSON."""
+def json_problem(body: bytes) -> tuple[list[str | int], str, str] | None:
+    """Where, what and what kind of problem a JSON body has, or None when it is plain JSON."""
     try:
         plain(orjson.loads(body))
     except orjson.JSONDecodeError as exc:
-        return [], f"malformed JSON (line {exc.lineno}): {json_error(exc)}"
+        return ["body"], f"malformed JSON (line {exc.lineno}): {json_error(exc)}", "json_invalid"
     except PlainDataError as exc:
-        return exc.loc, exc.text()
+        return ["body", *exc.loc], exc.text(), "value_error"
     return None
 
 
@@ -71,7 +71,7 @@ class RequestLimits:
         api = path.startswith("/api/")
         if "\x00" in path or _has_nul(scope.get("query_string", b"")):
             await self.refuse(send, api, 422, ["path" if "\x00" in path else "query"],
-                              _nul(api))
+                              _nul(api), "nul_character")
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
@@ -83,7 +83,7 @@ class RequestLimits:
         limit = MAX_JSON_BODY if json_body else MAX_OTHER_BODY
         declared = headers.get("content-length", "")
         if declared.isascii() and declared.isdigit() and int(declared) > limit:
-            await self.refuse(send, api, 413, [], _too_large(limit, api))
+            await self.refuse(send, api, 413, ["body"], _too_large(limit, api), "too_large")
             return
         chunks: list[bytes] = []
         size = 0
@@ -94,7 +94,8 @@ class RequestLimits:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                await self.refuse(send, api, 413, [], _too_large(limit, api))
+                await self.refuse(send, api, 413, ["body"], _too_large(limit, api),
+                                  "too_large")
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -102,7 +103,7 @@ class RequestLimits:
         body = b"".join(chunks)
         form = headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
         if form and _has_nul(body):
-            await self.refuse(send, api, 422, [], _nul(api))
+            await self.refuse(send, api, 422, ["body"], _nul(api), "nul_character")
             return
         if json_body and body and path not in RAW_JSON_PATHS:
             problem = json_problem(body)
@@ -121,10 +122,10 @@ class RequestLimits:
         await self.app(scope, replay, send)
 
     async def refuse(self, send: Send, api: bool, status: int, loc: list[str | int],
-                     msg: str) -> None:
+                     msg: str, kind: str) -> None:
+        """The API's error shape (`detail`: loc, msg, type); plain text for the pages."""
         if api:
-            kind = "too_large" if status == 413 else "json_invalid"
-            body = json.dumps({"detail": [{"loc": ["body", *loc], "msg": msg, "type": kind}]},
+            body = json.dumps({"detail": [{"loc": loc, "msg": msg, "type": kind}]},
                               ensure_ascii=False).encode()
             content_type = b"application/json"
         else:
