@@ -16,6 +16,7 @@ demo: setup
 check: setup
 	$(UV) run --frozen ruff check src tests bench
 	$(UV) run --frozen mypy src
+	$(UV) run --frozen lint-imports --no-cache --no-logo
 	$(UV) run --frozen python -m sudya.docs --check
 
 test: check browser

@@ -341,6 +341,10 @@ def error_of(exc: ValidationError, prefix: str = "") -> CommandError:
     if kind in PYDANTIC_CODES:
         code = PYDANTIC_CODES[kind]
         params: dict[str, Any] = {}
+        bound = ctx.get("le", ctx.get("ge"))
+        if code in ("value.too-large", "value.too-small") and not isinstance(bound, int | float):
+            return CommandError("date.out-of-range", field=field, first=str(FIRST_DAY),
+                                last=str(LAST_DAY))  # the only bounds that are not numbers
         if code == "value.wrong-type":
             params["type"] = TYPE_NAMES.get(kind, "map")
         elif code == "value.too-large":

@@ -7,7 +7,17 @@ render it in the reader's language (`sudya.messages.render_error`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
+
+Renderer = Callable[[str, Mapping[str, Any], str, Any], str]
+_render: Renderer | None = None
+
+
+def use_renderer(render: Renderer) -> None:
+    """The message catalogues (sudya.messages) render errors once they are loaded."""
+    global _render
+    _render = render
 
 
 def one_line(text: str) -> str:
@@ -31,9 +41,9 @@ class SudyaError(Exception):
 
     def text(self, lang: str = "en", book: Any = None) -> str:
         """The message alone (without where and field), in a language."""
-        from sudya.messages import render  # the catalogues are read at the edge only
-
-        return one_line(render(self.code, self.params, lang, book))
+        if _render is None:  # no catalogue loaded (the engine alone): the code says it
+            return one_line(f"{self.code} {self.params}" if self.params else self.code)
+        return one_line(_render(self.code, self.params, lang, book))
 
     def where_text(self, lang: str = "en") -> str:
         return self.where
@@ -70,12 +80,12 @@ class ScenarioError(SudyaError):
     def where_text(self, lang: str = "en") -> str:
         if self.at is None:
             return self.where
-        from sudya.messages import render
-
         event, position = self.at
+        if _render is None:
+            return f"event {event} (#{position})" if event else f"event #{position}"
         if event is None:
-            return render("where.position", {"position": position}, lang)
-        return render("where.event", {"event": event, "position": position}, lang)
+            return _render("where.position", {"position": position}, lang, None)
+        return _render("where.event", {"event": event, "position": position}, lang, None)
 
 
 class RuleError(SudyaError):

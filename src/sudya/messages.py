@@ -18,6 +18,7 @@ from typing import Any
 
 from babel.messages.pofile import read_po
 
+from sudya import errors
 from sudya.engine.model import Reason
 from sudya.errors import SudyaError
 from sudya.rulebooks.schema import Rulebook
@@ -112,6 +113,13 @@ def source_text(source: str, lang: str = "en") -> str:
         if name in source:
             source = source.replace(name, render(code, None, lang))
     return source
+
+
+def _render_error(code: str, params: Mapping[str, Any], lang: str, book: Any) -> str:
+    return render(code, params, lang, book)
+
+
+errors.use_renderer(_render_error)  # an error's text comes from these catalogues
 
 
 def reason_text(reason: Reason, lang: str = "en", book: Rulebook | None = None) -> str:

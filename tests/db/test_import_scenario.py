@@ -10,8 +10,8 @@ import pytest
 from sudya.errors import ScenarioError
 from sudya.scenario import replay
 from sudya.scenario_file import load_scenario_file
+from sudya.scenario_import import import_scenario, imported_json
 from sudya.services.ledger import Ledger
-from sudya.services.scenarios import import_scenario, imported_json
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted((ROOT / "tests" / "scenarios").glob("*/*.yaml")) + sorted(

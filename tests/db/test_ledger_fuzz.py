@@ -12,8 +12,8 @@ from sudya.db.migrate import upgrade
 from sudya.db.session import make_engine
 from sudya.errors import ScenarioError
 from sudya.scenario import replay
+from sudya.scenario_import import import_scenario, imported_json
 from sudya.services.ledger import Ledger
-from sudya.services.scenarios import import_scenario, imported_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 from test_replay_fuzz import wellformed  # noqa: E402

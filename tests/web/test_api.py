@@ -6,7 +6,7 @@ cited beside each), never taken from the engine. They are compared on the fields
 contract names (scenarios.md: event, subject, infraction, cause, sanctions, pending), so a
 field added to the API's rulings changes nothing here.
 
-The demo (sudya.web.demo), tournament 1 — «Берсерк», professional: results alisa 2-1 boris,
+The demo (sudya.services.demo), tournament 1 — «Берсерк», professional: results alisa 2-1 boris,
 vera 1-1 gleb, dasha 0-2 egor; boris's slow play (e13, floor judge sudya), vera's missed
 trigger that gleb could control too (e14), egor's careless deck list (e15, head judge
 glavsud). 2 — the clan championship: veda's forbidden elixir (e6), then hoops while that
@@ -30,8 +30,8 @@ from ruamel.yaml import YAML
 
 import sudya
 from sudya.errors import ScenarioError
+from sudya.services import demo
 from sudya.services.ledger import Ledger
-from sudya.web import demo
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT.parent / "shared" / "scenarios"

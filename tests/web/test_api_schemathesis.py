@@ -14,8 +14,8 @@ import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 
+from sudya.services import demo
 from sudya.settings import Settings
-from sudya.web import demo
 from sudya.web.app import create_app
 
 # schemathesis.pytest.from_fixture (a lazy schema) fails on pytest 9 (`Function._nodeid`),

@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 from sudya.errors import ScenarioError
 from sudya.scenario import replay
 from sudya.scenario_file import load_scenario_file
+from sudya.services import demo
 from sudya.settings import Settings
-from sudya.web import demo
 from sudya.web.app import create_app
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from sqlalchemy import delete, func, select
 
 from sudya.db import deck_models as d
 from sudya.db import models as m
+from sudya.services import demo
 from sudya.services.ledger import Ledger
-from sudya.web import demo
 
 API = "/api/v1"
 SQUAD = ["Вайл", "Вайл", "Самаэль", "Аккения", "Аккения", "Шаммар"]

@@ -95,7 +95,7 @@ def test_head_judge_sees_every_list_and_what_is_unchecked(signed_in: SignIn,
                                  status.one("span", cls="deck-status").text(), status.text())
     assert [r[0] for r in rows.values()] == ["alisa", "boris", "vera", "gleb", "dasha", "egor"]
     assert rows["deck-alisa"][1:3] == ("Констрактед", "в порядке")
-    # egor's list (sudya.web.demo): no name (002 §1.4 в), «три» not in digits (§1.1 г), two
+    # egor's list (sudya.services.demo): no name (002 §1.4 в), «три» not in digits (§1.1 г), two
     # names hard to read (§1.4 б), 23 cards in the main deck (§1.1 б: at least 40), four
     # copies of «Вампир» (§1.1 д: at most 3) — six findings
     assert rows["deck-egor"][1:3] == ("Констрактед", "есть нарушения")

@@ -19,8 +19,8 @@ from sqlalchemy import func, select
 from web_testkit import csrf_of
 
 from sudya.db import models as m
+from sudya.services.demo import PASSWORD
 from sudya.services.ledger import Ledger
-from sudya.web.demo import PASSWORD
 from sudya.web.limits import MAX_JSON_BODY, MAX_OTHER_BODY
 
 API = "/api/v1"

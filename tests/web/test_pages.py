@@ -1,7 +1,7 @@
 """The judges' pages over HTTP: each page renders in Russian, roles and CSRF are checked on
 every route, decisions and appeals go through the ledger, errors appear beside the field.
 
-Demo tournaments (sudya.web.demo): 1 — «Берсерк» (glavsud head judge + organiser, sudya
+Demo tournaments (sudya.services.demo): 1 — «Берсерк» (glavsud head judge + organiser, sudya
 floor judge, igrok is the player alisa, schet scorekeeper); 2 — the clan championship
 (master and glavsud tournament masters; veda's hoops ruling e7 waits for the college);
 3 — the team wargame (glavsud head judge, sudya senior judge, mladshiy junior judge; olga's
@@ -141,7 +141,7 @@ def test_anonymous_is_sent_to_sign_in(url: str, client: TestClient) -> None:
 
 
 # ---------------------------------------------------------------------- what the pages show
-# Expected numbers are worked out by hand from the demo (sudya.web.demo) and
+# Expected numbers are worked out by hand from the demo (sudya.services.demo) and
 # ../shared/spec/regulations.md, never read from the engine.
 @pytest.mark.postgresql
 def test_standings_give_the_points_of_the_demo_results(client: TestClient) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -432,7 +433,7 @@ def import_scenario_cmd(file: Annotated[Path, typer.Argument(help="scenario file
     """Записать сценарий в журнал и вывести прочитанное из базы. Record a scenario; print
     the rulings and subjects read back from the database."""
     from sudya.scenario_file import load_scenario_file
-    from sudya.services.scenarios import import_scenario, imported_json
+    from sudya.scenario_import import import_scenario, imported_json
 
     scenario = load_scenario_file(file)
     ledger = _ledger(db)
@@ -457,7 +458,7 @@ def user_add(username: Annotated[str, typer.Argument()],
                  help="TOURNAMENT:ROLE (organiser, scorekeeper, player)")] = None,
              db: Db = None) -> None:
     """Учётная запись веб-приложения. Add a web app account (argon2 password hash)."""
-    from sudya.web.auth import assign, create_user
+    from sudya.services.accounts import assign, create_user
 
     ledger = _ledger(db)
     with ledger.uow().begin() as s:
@@ -477,7 +478,7 @@ def user_revoke(username: Annotated[str, typer.Argument()], db: Db = None) -> No
     from sqlalchemy import select
 
     from sudya.db import models as m
-    from sudya.web.auth import revoke
+    from sudya.services.accounts import revoke
 
     ledger = _ledger(db)
     with ledger.uow().begin() as s:
@@ -496,19 +497,17 @@ def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite
     """Веб-приложение судей. Serve the judges' web app (and the JSON API)."""
     import uvicorn
 
-    from sudya.settings import Settings
-    from sudya.web.app import create_app
-
-    settings = Settings()
     if demo:
-        from sudya.web.demo import PASSWORD, USERS, build
+        from sudya.services.demo import PASSWORD, USERS, build
 
         path = Path(db.removeprefix("sqlite:///")) if db else Path("sudya-demo.db")
         build(path)
-        settings = Settings(database_url=f"sqlite:///{path}")
+        db = f"sqlite:///{path}"
         out.print(f"Демо / demo: http://{host}:{port}/  база / database: {path}")
         for username, (display, _person, _roles) in USERS.items():
             out.print(f"  {username} / {PASSWORD}  — {display}")
-    elif db:
-        settings = Settings(database_url=db)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    if db:
+        os.environ["SUDYA_DATABASE_URL"] = db  # the app reads its Settings from the environment
+    # the CLI names the web app and never imports it (the layers, docs/architecture.md)
+    uvicorn.run("sudya.web.app:create_app", factory=True, host=host, port=port,
+                log_level="info")

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from sudya.errors import SudyaError
+from sudya.messages import error_text
 
 if TYPE_CHECKING:
     from sudya.rulebooks.schema import Rulebook
@@ -266,7 +267,7 @@ def cli_lang() -> str:
 
 def _localised(exc: SudyaError) -> str:
     """An error's line in the CLI's language, from the message catalogues."""
-    return exc.render(cli_lang())
+    return error_text(exc, cli_lang())
 
 
 def main() -> None:

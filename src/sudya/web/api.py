@@ -34,6 +34,7 @@ from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import replay
 from sudya.scenario_file import json_error, plain
+from sudya.services.accounts import Action, AuthError, Roles, login, revoke
 from sudya.services.decks import decklist_status
 from sudya.services.ledger import Actor, Recorded
 from sudya.services.queries import (
@@ -49,7 +50,6 @@ from sudya.views import (
     StandingsView,
     rulings_view,
 )
-from sudya.web.auth import AuthError, Roles, login, revoke
 from sudya.web.context import COOKIE, Ctx, get_ctx
 from sudya.web.pages_decks import card_list, register_once
 
@@ -293,7 +293,7 @@ class Access:
         return Actor(name=self.user.username, request_id=request_id or uuid.uuid4().hex)
 
 
-def _may(action: str | None, *, write: bool = False) -> Callable[..., Access]:
+def _may(action: Action | None, *, write: bool = False) -> Callable[..., Access]:
     """A dependency: the caller may do `action` (None: has any role) in tournament `tid`."""
 
     def dependency(tid: TournamentId, ctx: Signed) -> Access:
@@ -303,7 +303,7 @@ def _may(action: str | None, *, write: bool = False) -> Callable[..., Access]:
             what = {None: "have no role in", "rule": "may not give rulings in",
                     "decide": "may not decide pending rulings or correct rulings in",
                     "hear-appeals": "may not decide appeals in",
-                    "results": "may not record results in"}[action]
+                    "results": "may not record results in"}.get(action, "may not do this in")
             raise ApiError(f"you {what} this tournament", status=403)
         if write:
             ctx.check_csrf(None)

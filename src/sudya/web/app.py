@@ -20,10 +20,10 @@ from sudya import __version__
 from sudya.db.migrate import require_current
 from sudya.db.session import make_engine
 from sudya.errors import SudyaError
+from sudya.services.accounts import AuthError, Throttle
 from sudya.services.ledger import Ledger
 from sudya.settings import Settings
 from sudya.web import i18n
-from sudya.web.auth import AuthError, Throttle
 from sudya.web.limits import RequestLimits
 
 HERE = Path(__file__).parent
@@ -101,7 +101,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                                              "type": exc.code,
                                              "params": jsonable_encoder(exc.params)}]},
                                 status_code=status)
-        from sudya.web.auth import csrf_token, session_user
+        from sudya.services.accounts import csrf_token, session_user
         from sudya.web.context import COOKIE
 
         token = request.cookies.get(COOKIE)

@@ -12,10 +12,10 @@ from sqlalchemy.orm import Session
 from sudya.db import models as m
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
+from sudya.services.accounts import AuthError, Roles, csrf_ok, csrf_token, roles_in, session_user
 from sudya.services.ledger import Ledger
 from sudya.web import i18n
 from sudya.web.app import db_session
-from sudya.web.auth import AuthError, Roles, csrf_ok, csrf_token, roles_in, session_user
 
 COOKIE = "sudya_session"
 

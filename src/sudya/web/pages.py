@@ -16,13 +16,13 @@ from sudya.errors import SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.describe import explain
 from sudya.rulebooks.schema import Infraction, Rulebook
+from sudya.services.accounts import AuthError, login, revoke
 from sudya.services.appeals import requests as appeal_requests
 from sudya.services.clock import round_clock
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import person_history, tournament_standings, tournament_summary
 from sudya.services.readback import stored_reason
 from sudya.web import forms, i18n, views
-from sudya.web.auth import AuthError, login, revoke
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
 
 router = APIRouter(include_in_schema=False)

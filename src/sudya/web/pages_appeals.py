@@ -16,10 +16,10 @@ from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import ruling_json
 from sudya.services import appeals as service
+from sudya.services.accounts import Roles
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import tournament_summary
 from sudya.web import i18n, views
-from sudya.web.auth import Roles
 from sudya.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)

@@ -25,6 +25,7 @@ from sudya.decks.decklist import Finding, check, compare, parse
 from sudya.decks.squad import SquadError, remedy
 from sudya.messages import render
 from sudya.rulebooks.schema import Rulebook
+from sudya.services.accounts import AuthError, Roles
 from sudya.services.decks import (
     SAMPLE_CARDS,
     card_import,
@@ -36,7 +37,6 @@ from sudya.services.decks import (
 from sudya.services.ledger import Actor, Ledger, LedgerError
 from sudya.services.queries import event_by_key
 from sudya.web import forms, i18n, views
-from sudya.web.auth import AuthError, Roles
 from sudya.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)

@@ -11,13 +11,13 @@ from sqlalchemy import select
 
 from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
+from sudya.services.accounts import AuthError, Roles
 from sudya.services.clock import round_clock, rounds, start_round
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import tournament_roster, tournament_standings, tournament_summary
 from sudya.services.readback import series_rulings
 from sudya.views import SubjectView, subjects_view
 from sudya.web import forms, i18n, views
-from sudya.web.auth import AuthError, Roles
 from sudya.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)

@@ -12,8 +12,8 @@ from sudya.rulebooks import loader
 from sudya.rulebooks.describe import explain, note_text, outcome_text, special_rules
 from sudya.rulebooks.lint import lint_book
 from sudya.rulebooks.schema import Rulebook
+from sudya.services.accounts import AuthError
 from sudya.web import i18n
-from sudya.web.auth import AuthError
 from sudya.web.context import Ctx, get_ctx
 
 router = APIRouter(include_in_schema=False)

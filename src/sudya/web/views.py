@@ -13,9 +13,9 @@ from starlette.datastructures import FormData
 
 from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
+from sudya.services.accounts import AuthError
 from sudya.services.ledger import Actor
 from sudya.web import forms, i18n
-from sudya.web.auth import AuthError
 from sudya.web.context import Ctx, see_other
 
 _ = i18n.gettext

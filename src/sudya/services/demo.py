@@ -11,9 +11,9 @@ from sudya.db.migrate import upgrade
 from sudya.db.session import make_engine
 from sudya.decks.decklist import check, parse
 from sudya.rulebooks import loader
+from sudya.services.accounts import assign, create_user
 from sudya.services.decks import SAMPLE_CARDS, import_cards, register_decklist, stored_cards
 from sudya.services.ledger import Actor, Ledger
-from sudya.web.auth import assign, create_user
 
 PASSWORD = "sudya-demo"
 USERS = {

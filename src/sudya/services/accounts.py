@@ -10,6 +10,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
@@ -172,6 +173,11 @@ def csrf_ok(secret: str, session_token: str | None, given: str | None) -> bool:
     return hmac.compare_digest(csrf_token(secret, session_token), given)
 
 
+# what a person may ask of a tournament; the first three are the rulebook's own (a role's
+# `may`, so the engine's judge-role rule stays in the rulebook), the rest Sudya's
+Action = Literal["rule", "decide", "hear-appeals", "results", "manage", "appeal", "view-all"]
+
+
 @dataclass(frozen=True)
 class Roles:
     """A user's roles in one tournament, and what the rulebook lets them do."""
@@ -181,7 +187,8 @@ class Roles:
     person: str | None
     judge_handle: str | None
 
-    def can(self, action: str) -> bool:
+    def can(self, action: Action) -> bool:
+        """The one permission rule: whether these roles may do `action`."""
         if action in ("rule", "decide", "hear-appeals"):
             return action in self.may
         if action == "results":
@@ -193,6 +200,11 @@ class Roles:
         if action == "view-all":
             return bool(self.names - {"player"})
         return False
+
+
+def may(s: Session, user: m.User | None, action: Action, tournament: m.Tournament) -> bool:
+    """Whether a user may do `action` in a tournament (every edge asks this)."""
+    return roles_in(s, user, tournament).can(action)
 
 
 def roles_in(s: Session, user: m.User | None, tournament: m.Tournament) -> Roles:
