@@ -105,8 +105,8 @@ def stored_once(engine: sa.Engine, key: str, answer: list[Ruling]) -> None:
         assert len(ids) == 1
         rulings = list(s.scalars(select(m.Ruling.id).where(m.Ruling.event_id == ids[0])))
         assert len(rulings) == len(answer) > 0
-        assert s.scalar(select(func.count()).select_from(m.Sanction).where(
-            m.Sanction.ruling_id.in_(rulings))) == sum(len(r.sanctions) for r in answer) > 0
+        assert s.scalar(select(func.count()).select_from(m.SanctionRow).where(
+            m.SanctionRow.ruling_id.in_(rulings))) == sum(len(r.sanctions) for r in answer) > 0
 
 
 def max_id(engine: sa.Engine, model: Any) -> int:
@@ -125,7 +125,7 @@ def test_a_write_killed_midway_leaves_nothing_and_the_retry_records_once(
     call = {"infraction": SLOW, "player": "bob", "judge": "oleg", "round": 2,
             "idempotency_key": key}
     before = snapshot(db_engine)
-    last = [max_id(db_engine, model) for model in (m.Event, m.Ruling, m.Sanction)]
+    last = [max_id(db_engine, model) for model in (m.Event, m.Ruling, m.SanctionRow)]
 
     code, answers = writer(db_url, tid, [call], kill_at=point)
     assert (code, answers) == (-signal.SIGKILL, [])
@@ -146,7 +146,7 @@ def test_a_write_killed_midway_leaves_nothing_and_the_retry_records_once(
         # then their sanctions)
         kept = [1, len(first), sum(len(r.sanctions) for r in first)]
         burnt = [max_id(db_engine, model) - was - n for model, was, n in
-                 zip((m.Event, m.Ruling, m.Sanction), last, kept, strict=True)]
+                 zip((m.Event, m.Ruling, m.SanctionRow), last, kept, strict=True)]
         assert burnt == {"after-event": kept[:1] + [0, 0], "after-rulings": kept[:2] + [0],
                          "before-commit": kept}[point]
     # and a retry of the retry, from a cold cache, is the same answer without a second record

@@ -174,7 +174,7 @@ def test_every_row_says_who_when_and_which_request(ledger: Ledger,
 
     pairs = {(a.name, a.request_id) for a in actors.values()}
     audited = (m.Series, m.Tournament, m.Person, m.Team, m.Entry, m.Staff, m.Event,
-               m.Ruling, m.Sanction, m.Revocation, m.Result)
+               m.Ruling, m.SanctionRow, m.Revocation, m.Result)
     with ledger.factory() as s:
         for model in audited:
             rows = list(s.scalars(select(model)))
@@ -195,7 +195,7 @@ def test_every_row_says_who_when_and_which_request(ledger: Ledger,
         assert who(m.Team) == of("team")
         assert who(m.Event, m.Event.ext_id == "f1") == of("record")
         assert who(m.Ruling, m.Ruling.event_ext_id == "f1") == of("record")
-        assert who(m.Sanction, m.Sanction.ruling_id.in_(
+        assert who(m.SanctionRow, m.SanctionRow.ruling_id.in_(
             select(m.Ruling.id).where(m.Ruling.event_ext_id == "f1"))) == of("record")
         assert who(m.Event, m.Event.ext_id == "a1") == of("appeal")
         assert who(m.Ruling, m.Ruling.event_ext_id == "a1") == of("appeal")

@@ -30,7 +30,7 @@ import pytest
 from sudya.engine.formula import Formula
 from sudya.errors import ScenarioError
 from sudya.rulebooks import loader
-from sudya.rulebooks.schema import Infraction, Outcome, Rulebook, Sanction
+from sudya.rulebooks.schema import Infraction, Outcome, Rulebook, SanctionSpec
 from sudya.scenario import replay
 
 try:  # the file reader is moving to its own module
@@ -41,7 +41,7 @@ except ImportError:
 HERE = Path(__file__).parent
 
 
-def _specs(outcome: Outcome) -> Iterator[tuple[str, Sanction]]:
+def _specs(outcome: Outcome) -> Iterator[tuple[str, SanctionSpec]]:
     for i, s in enumerate(outcome.sanctions):
         yield f"sanctions[{i}]", s
     for name, specs in outcome.options.items():

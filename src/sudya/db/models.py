@@ -156,12 +156,14 @@ class Ruling(Audited, Base):
     judge: Mapped[str | None] = mapped_column(String(100))
     round: Mapped[int | None] = mapped_column(Integer)
     details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    sanctions: Mapped[list[Sanction]] = relationship(order_by="Sanction.position",
+    sanctions: Mapped[list[SanctionRow]] = relationship(order_by="SanctionRow.position",
                                                      back_populates="ruling")
     __table_args__ = (UniqueConstraint("series_id", "position"),)
 
 
-class Sanction(Audited, Base):
+class SanctionRow(Audited, Base):
+    """A sanction as stored (the engine's is sudya.engine.model.Sanction)."""
+
     __tablename__ = "sanction"
     id: Mapped[int] = mapped_column(primary_key=True)
     ruling_id: Mapped[int] = mapped_column(ForeignKey("ruling.id"), index=True)
@@ -199,14 +201,14 @@ class Result(Audited, Base):
     score_b: Mapped[int] = mapped_column(Integer)
 
 
-APPEND_ONLY = (Event, Ruling, Sanction, Revocation, Result)
+APPEND_ONLY = (Event, Ruling, SanctionRow, Revocation, Result)
 """Rows of these tables are inserted, never updated or deleted (a trigger enforces it)."""
 
 # used by the migration to create the triggers; kept beside the models they protect
 APPEND_ONLY_TABLES = tuple(m.__tablename__ for m in APPEND_ONLY)
 
 __all__ = ["Base", "Series", "Tournament", "Person", "Team", "Entry", "Staff", "Event",
-           "Ruling", "Sanction", "Revocation", "Result", "APPEND_ONLY", "APPEND_ONLY_TABLES"]
+           "Ruling", "SanctionRow", "Revocation", "Result", "APPEND_ONLY", "APPEND_ONLY_TABLES"]
 
 
 class User(Audited, Base):

@@ -22,7 +22,7 @@ from sudya.engine import sanctions, validity
 from sudya.engine.model import Decision, Reason, Ruling, Sanction
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Infraction, Outcome
-from sudya.rulebooks.schema import Sanction as Spec
+from sudya.rulebooks.schema import SanctionSpec as Spec
 
 if TYPE_CHECKING:
     from sudya.engine.state import EngineState

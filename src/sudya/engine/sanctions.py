@@ -24,7 +24,7 @@ from sudya.engine import validity
 from sudya.engine.model import ChoiceOption, Offered, PointsOption, Reason, Ruling, Sanction
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Infraction, Note, Outcome, SanctionKind
-from sudya.rulebooks.schema import Sanction as Spec
+from sudya.rulebooks.schema import SanctionSpec as Spec
 
 if TYPE_CHECKING:
     from sudya.engine.state import EngineState

@@ -11,8 +11,8 @@ from sudya.rulebooks.schema import (
     Note,
     Outcome,
     Rulebook,
-    Sanction,
     SanctionKind,
+    SanctionSpec,
     Text,
     _outcomes,
     _specs,
@@ -92,7 +92,7 @@ def note_text(n: Note, lang: str) -> str:
     return f"{body} ({n.source})" if n.source else body
 
 
-def sanction_text(book: Rulebook, spec: Sanction, lang: str, attachments: bool = True) -> str:
+def sanction_text(book: Rulebook, spec: SanctionSpec, lang: str, attachments: bool = True) -> str:
     """`Поражение в партии (+ Предупреждение)` and the like."""
     kind = book.kind(spec.kind)
     name = text(kind.name, lang)

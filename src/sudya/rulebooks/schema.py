@@ -160,7 +160,7 @@ class KindShorthand(Model):
         return value
 
 
-class Sanction(KindShorthand):
+class SanctionSpec(KindShorthand):
     """One sanction a table gives: a kind plus its parameters."""
 
     kind: str
@@ -188,7 +188,7 @@ class PointsRange(Model):
     least: int
     most: int
     kind: str = "points"
-    with_: list[Sanction] = Field(default=[], alias="with")
+    with_: list[SanctionSpec] = Field(default=[], alias="with")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -196,8 +196,8 @@ class PointsRange(Model):
 class Outcome(Model):
     """What a table cell gives: fixed sanctions, or a choice the judge makes."""
 
-    sanctions: list[Sanction] = []
-    options: dict[str, list[Sanction]] = {}
+    sanctions: list[SanctionSpec] = []
+    options: dict[str, list[SanctionSpec]] = {}
     points: PointsRange | None = None
     amount: bool = False  # choice {amount: N} required for amount_from_choice sanctions
     note: Text | None = None
@@ -389,7 +389,7 @@ class Accumulation(Model):
 
     count: int
     ignore: list[str] = []  # sanction kinds that do not make a ruling count
-    gives: list[Sanction]
+    gives: list[SanctionSpec]
     source: str = ""
     interpretation: Notes = []
 
@@ -652,7 +652,7 @@ def _outcomes(inf: Infraction | Variant) -> list[tuple[str, Outcome]]:
     return out
 
 
-def _specs(outcome: Outcome) -> list[tuple[str, Sanction]]:
+def _specs(outcome: Outcome) -> list[tuple[str, SanctionSpec]]:
     out = [(f".sanctions[{i}]", s) for i, s in enumerate(outcome.sanctions)]
     for name, specs in outcome.options.items():
         out.extend((f".options.{name}[{i}]", s) for i, s in enumerate(specs))
@@ -685,4 +685,4 @@ def _check_names(f: Formula | None, names: frozenset[str], where: str,
         )
 
 
-Sanction.model_rebuild()
+SanctionSpec.model_rebuild()

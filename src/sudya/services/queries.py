@@ -81,7 +81,8 @@ def person_history(s: Session, handle: str, on: dt.date) -> list[RecordEntryView
     rows = s.scalars(
         select(m.Ruling).where(
             (m.Ruling.subject == handle)
-            | m.Ruling.id.in_(select(m.Sanction.ruling_id).where(m.Sanction.subject == handle)))
+            | m.Ruling.id.in_(select(m.SanctionRow.ruling_id)
+                              .where(m.SanctionRow.subject == handle)))
         .options(selectinload(m.Ruling.sanctions)).order_by(m.Ruling.series_id,
                                                             m.Ruling.position))
     out = []

@@ -47,8 +47,8 @@ def series_rulings(s: Session, series_id: int) -> list[Ruling]:
                           .options(selectinload(m.Ruling.sanctions))
                           .order_by(m.Ruling.position)))
     revoked = set(s.scalars(select(m.Revocation.sanction_id).join(
-        m.Sanction, m.Sanction.id == m.Revocation.sanction_id).join(
-        m.Ruling, m.Ruling.id == m.Sanction.ruling_id).where(m.Ruling.series_id == series_id)))
+        m.SanctionRow, m.SanctionRow.id == m.Revocation.sanction_id).join(
+        m.Ruling, m.Ruling.id == m.SanctionRow.ruling_id).where(m.Ruling.series_id == series_id)))
     positions: dict[int, int] = {
         tid: pos for tid, pos in s.execute(select(m.Tournament.id, m.Tournament.position)
                                            .where(m.Tournament.series_id == series_id))}

@@ -37,7 +37,7 @@ def store_rulings(s: Session, state: State, series_id: int, event_id: int,
         sanctions += [(sn, rid, i) for i, sn in enumerate(r.sanctions)]
     if sanctions:
         sids = s.scalars(
-            insert(m.Sanction).returning(m.Sanction.id, sort_by_parameter_order=True),
+            insert(m.SanctionRow).returning(m.SanctionRow.id, sort_by_parameter_order=True),
             [{"ruling_id": rid, "position": i, "kind": sn.kind, "subject": sn.subject,
               "amount": sn.amount, "score": sn.score, "attached": sn.attached,
               "valid_until": None if sn.valid_until in (None, FOREVER) else sn.valid_until,
@@ -64,9 +64,9 @@ def sanction_id(s: Session, series_id: int, sanction: Sanction) -> int:
         return int(sanction.ref)
     ruling = sanction.ruling
     assert ruling is not None
-    sid = s.scalar(select(m.Sanction.id).join(m.Ruling).where(
+    sid = s.scalar(select(m.SanctionRow.id).join(m.Ruling).where(
         m.Ruling.series_id == series_id, m.Ruling.position == ruling.seq,
-        m.Sanction.position == ruling.sanctions.index(sanction)))
+        m.SanctionRow.position == ruling.sanctions.index(sanction)))
     assert sid is not None, "the engine replayed a sanction the ledger never stored"
     sanction.ref = sid
     return int(sid)
