@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
-
 from sudya.rulebooks.schema import (
     Infraction,
     Note,
@@ -263,31 +261,6 @@ def _kinds_given(book: Rulebook, inf: Infraction) -> list[SanctionKind]:
         seen.append(kind_id)
         ids += [a.kind for a in book.kind(kind_id).comes_with]
     return [book.kind(k) for k in seen]
-
-
-def note_translations(book: Rulebook) -> dict[str, str]:
-    """English → Russian for every note the rulebook carries (the engine writes English)."""
-    cache: dict[str, str] | None = getattr(book, "_note_ru", None)
-    if cache is not None:
-        return cache
-    found: dict[str, str] = {}
-
-    def walk(value: object) -> None:
-        if isinstance(value, Note):
-            found[value.en] = value.ru
-        elif isinstance(value, BaseModel):
-            for name in type(value).model_fields:
-                walk(getattr(value, name))
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list | tuple):
-            for item in value:
-                walk(item)
-
-    walk(book)
-    object.__setattr__(book, "_note_ru", found)
-    return found
 
 
 def special_rules(book: Rulebook, lang: str) -> list[str]:
