@@ -63,33 +63,39 @@ def plain_text(value: str) -> str:
     return value
 
 
-def _plain_json(value: Any, depth: int = 0) -> Any:
-    """The facts of a rule: small numbers, short texts, shallow structures."""
+def _plain_json(value: Any, depth: int = 0, at: str = "") -> Any:
+    """The facts of a rule: small numbers, short texts, shallow structures (`at`: the path
+    inside the facts, so the refusal names the fact itself)."""
     if depth > MAX_DEPTH:
-        raise _custom("value.too-deep", depth=MAX_DEPTH)
+        raise _custom("value.too-deep", depth=MAX_DEPTH, at=at)
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int | float):
         if isinstance(value, float) and not math.isfinite(value) or abs(value) > MAX_NUMBER:
-            raise _custom("value.number-out-of-range", limit=MAX_NUMBER)
+            raise _custom("value.number-out-of-range", limit=MAX_NUMBER, at=at)
         return value
     if isinstance(value, str):
         if len(value) > MAX_TEXT:
-            raise _custom("text.too-long", max=MAX_TEXT)
-        return plain_text(value)
+            raise _custom("text.too-long", max=MAX_TEXT, at=at)
+        if any((ord(ch) < 32 and ch not in "\t\n\r") or ord(ch) == 127 for ch in value):
+            raise _custom("text.control-characters", at=at)
+        return value
     if isinstance(value, dt.date):
         if not FIRST_DAY <= value <= LAST_DAY:
-            raise _custom("date.out-of-range", first=str(FIRST_DAY), last=str(LAST_DAY))
+            raise _custom("date.out-of-range", first=str(FIRST_DAY), last=str(LAST_DAY),
+                          at=at)
         return value.isoformat()
     if isinstance(value, list | tuple):
         if len(value) > 100:
-            raise _custom("value.too-many", max=100)
-        return [_plain_json(v, depth + 1) for v in value]
+            raise _custom("value.too-many", max=100, at=at)
+        return [_plain_json(v, depth + 1, f"{at}.{i}" if at else str(i))
+                for i, v in enumerate(value)]
     if isinstance(value, Mapping):
         if len(value) > 100:
-            raise _custom("value.too-many", max=100)
-        return {str(k): _plain_json(v, depth + 1) for k, v in value.items()}
-    raise _custom("value.not-plain")
+            raise _custom("value.too-many", max=100, at=at)
+        return {str(k): _plain_json(v, depth + 1, f"{at}.{k}" if at else str(k))
+                for k, v in value.items()}
+    raise _custom("value.not-plain", at=at)
 
 
 def _date(value: Any) -> Any:
@@ -361,7 +367,8 @@ def error_of(exc: ValidationError, prefix: str = "") -> CommandError:
         elif code == "date.invalid":
             params["value"] = repr(first.get("input"))[:60]
         return CommandError(code, field=field, **params)
-    return CommandError(kind, field=field, **ctx)
+    inner = ctx.pop("at", "")  # a refusal inside the facts names the fact
+    return CommandError(kind, field=".".join(p for p in (field, inner) if p), **ctx)
 
 
 def _is_branch(part: Any) -> bool:

@@ -9,6 +9,8 @@ from typing import Any
 from fastapi import Request
 from starlette.datastructures import FormData
 
+from sudya import commands
+from sudya.commands import CommandError
 from sudya.rulebooks.schema import Infraction, Outcome, Rulebook, _outcomes
 from sudya.web import i18n
 
@@ -141,6 +143,11 @@ def parse(book: Rulebook, summary: dict[str, Any], form: FormData
             errors["choice"] = _("Enter the amount.")
     elif choice:
         parsed["choice"] = choice
+    if not errors:  # the limits of what may be recorded are the commands', as in the API
+        try:
+            commands.decode("infraction", parsed)
+        except CommandError as exc:
+            errors[error_field(exc.field)] = i18n.error(exc, book)
     return parsed, errors
 
 

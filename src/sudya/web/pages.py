@@ -167,11 +167,13 @@ async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
     summary = tournament_summary(ctx.session, tid)
     parsed, errors = forms.parse(book, summary, form)
     key = views.form_key(form)
-    if errors:
+    if errors:  # the form again, each error beside its field
+        inf = book.infraction(str(form.get("infraction", "")))
         return ctx.render("record.html", status=422, t=t, book=book, summary=summary,
-                          player=parsed.get("player", ""), q="", found=[],
-                          inf=book.infraction(str(form.get("infraction", ""))), inputs=[],
-                          choice=None, values=dict(form), errors=errors)
+                          player=parsed.get("player", ""), q="", found=[], inf=inf,
+                          inputs=forms.inputs(book, inf, summary) if inf else [],
+                          choice=forms.choice_options(book, inf, t.level) if inf else None,
+                          values=dict(form), errors=errors)
     try:
         rulings = ctx.ledger.record(tournament=tid, judge=roles.judge_handle,
                                     idempotency_key=key, actor=_actor(ctx),
