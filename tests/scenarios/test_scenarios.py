@@ -1,7 +1,8 @@
 """Every scenario file runs through the real engine and must give its expected result.
 
 A case is `NAME.yaml` with either `NAME.expected.json` (the replay result) or `NAME.error.txt`
-(the scenario is refused; the one-line message must contain each line of the file).
+(the scenario is refused: a line `code: X` pins the error's code, `field: Y` its field, and
+every other line must be contained in the one-line message).
 
 What an expected file is compared on (shared/spec/scenarios.md, "Output"):
 - the rulings, in order and as many: `event`, `subject`, `infraction`, `cause` and the
@@ -9,6 +10,9 @@ What an expected file is compared on (shared/spec/scenarios.md, "Output"):
   `pending`, `offered`, `aggravated`, `applies_to`, `revokes`, `resolves`, `resolved_by`,
   `round` and `edition` whenever the expected ruling states the key (a key the output leaves
   out counts as its default: `false` for `pending` and `aggravated`, `null` for the others);
+- `reasons` when stated: the codes of the ruling's reasons in order (the text may change, the
+  code may not), leaving out `rule.source` and `rule.interpretation`, which every ruling of an
+  infraction carries from its rulebook;
 - the same subjects, each on the keys its expected entry states;
 - `standings` when stated, and `rulebook.id` (and `rulebook.edition` when stated).
 
@@ -97,7 +101,18 @@ def sanction_shape(s: dict[str, Any], ruling_subject: Any) -> dict[str, Any]:
     return out
 
 
+# what every ruling of an infraction carries from its rulebook: not the ruling's own reasons
+CARRIED = ("rule.source", "rule.interpretation")
+
+
+def reason_codes(r: dict[str, Any]) -> list[str]:
+    return [x["code"] if isinstance(x, dict) else x for x in r.get("reasons", [])
+            if (x["code"] if isinstance(x, dict) else x) not in CARRIED]
+
+
 def ruling_value(r: dict[str, Any], key: str) -> Any:
+    if key == "reasons":
+        return reason_codes(r)
     if key == "sanctions":
         return [sanction_shape(s, r.get("subject")) for s in r.get("sanctions", [])]
     if key in r:
@@ -119,7 +134,7 @@ def differences(result: dict[str, Any], expected: dict[str, Any]) -> list[str]:
         out.append(f"rulings: expected {len(want_rulings)}, got {len(got_rulings)}: "
                    f"{[(r['event'], r['subject'], r['cause']) for r in got_rulings]}")
     for i, (got, want) in enumerate(zip(got_rulings, want_rulings, strict=False)):
-        keys = [*ALWAYS, "sanctions", *(k for k in WHEN_STATED if k in want)]
+        keys = [*ALWAYS, "sanctions", *(k for k in (*WHEN_STATED, "reasons") if k in want)]
         for key in keys:
             g, w = ruling_value(got, key), ruling_value(want, key)
             if g != w:
@@ -150,8 +165,12 @@ def run_case(path: Path) -> None:
             replay(load_scenario_file(path))
         message = str(info.value)
         assert "\n" not in message
+        pinned = {"code": info.value.code, "field": info.value.field}
         for needle in error_file.read_text(encoding="utf-8").splitlines():
-            if needle.strip():
+            key, sep, value = needle.partition(": ")
+            if sep and key in pinned:
+                assert pinned[key] == value.strip(), (key, message)
+            elif needle.strip():
                 assert needle.strip() in message
         return
     assert expected_file.exists(), f"{path.name} has neither .expected.json nor .error.txt"
