@@ -10,10 +10,8 @@ __version__ = "0.1.0"
 def replay(scenario: dict[str, Any]) -> dict[str, Any]:
     """Replay a scenario (see docs/scenarios.md) and return rulings and subjects."""
     from sudya.scenario import replay as _replay
-    from sudya.scenario_file import plain
 
-    # read as a scenario file is: NaN, lone surrogates, 1,000 levels are a ScenarioError
-    return _replay(plain(scenario))
+    return _replay(scenario)
 
 
 __all__ = ["replay", "__version__"]

@@ -26,6 +26,7 @@ from sudya.engine.model import (
 from sudya.errors import RulebookError, RuleError, ScenarioError, SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
+from sudya.scenario_file import plain
 from sudya.views import RulingView, replay_result
 
 EVENT_KEYS = ("infraction", "end-of-match", "tournament", "decision", "appeal", "result")
@@ -170,7 +171,10 @@ def result_json(book: Rulebook, roster: Roster, rulings: list[Ruling],
 
 
 def replay(scenario: dict[str, Any]) -> dict[str, Any]:
-    """Replay a scenario (the dict form of a YAML/JSON scenario) and return the result."""
-    prepared = Replay(scenario)
+    """Replay a scenario (the dict form of a YAML/JSON scenario) and return the result.
+
+    It is read as a scenario file is (sudya.scenario_file.plain): NaN, lone surrogates,
+    nesting deeper than a file may hold are a ScenarioError, whoever calls."""
+    prepared = Replay(plain(scenario))
     engine, rulings = prepared.run()
     return result_json(engine.book, engine.roster, rulings, engine.results)

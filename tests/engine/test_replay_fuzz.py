@@ -200,11 +200,6 @@ def test_wellformed_scenarios_never_crash_the_engine(sc: dict[str, Any]) -> None
 BASE = {"rulebook": "berserk", "level": "amateur", "date": "2026-03-01", "players": ["p1"]}
 
 
-@pytest.mark.xfail(strict=True, raises=(RecursionError, ValueError), reason=(
-    "sudya.scenario.replay itself (not sudya.replay, the file reader or the API) repr()s an "
-    "event id, a date or an edition 5,000 levels deep (RecursionError) and str()s an "
-    "edition of 5,000 digits (ValueError) while building its error; every entry point reads "
-    "input through sudya.scenario_file.plain first, so only direct callers meet this"))
 @pytest.mark.parametrize("scenario", [
     {**BASE, "events": [{"id": nest(5000, "e1", "list"), "infraction": "gameplay.slow-play",
                          "player": "p1"}]},
