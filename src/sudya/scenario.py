@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from sudya import commands
+from sudya import commands, views
 from sudya.bulk import paused_gc
 from sudya.commands import CommandError
 from sudya.engine.core import RulesEngine
@@ -27,7 +27,6 @@ from sudya.errors import RulebookError, RuleError, ScenarioError, SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario_file import plain
-from sudya.views import RulingView, replay_result
 
 EVENT_KEYS = ("infraction", "end-of-match", "tournament", "decision", "appeal", "result")
 LEDGER_KIND: dict[str, str] = {}  # scenario keys that name an event kind differently
@@ -161,13 +160,13 @@ def _field_prefix(event: Event) -> str:
 
 def ruling_json(r: Ruling, with_validity: bool) -> dict[str, Any]:
     """One ruling in the replay output format."""
-    return RulingView.of(r, with_validity).as_json()
+    return views.ruling_json(r, with_validity)
 
 
 def result_json(book: Rulebook, roster: Roster, rulings: list[Ruling],
                 results: list[tuple[Result, int]]) -> dict[str, Any]:
     """The replay output format, from rulings however they were obtained."""
-    return replay_result(book, roster, rulings, results).as_json()
+    return views.replay_json(book, roster, rulings, results)
 
 
 def replay(scenario: dict[str, Any]) -> dict[str, Any]:

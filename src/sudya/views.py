@@ -59,18 +59,7 @@ class SanctionView(View):
     @classmethod
     def of(cls, s: Sanction, ruling_subject: str | None, with_validity: bool) -> SanctionView:
         """The view of an engine sanction (`ruling_subject`: None names every subject)."""
-        values: dict[str, Any] = {"kind": s.kind}
-        if s.amount is not None:
-            values["amount"] = s.amount
-        if s.score is not None:
-            values["score"] = s.score
-        if s.attached:
-            values["attached"] = True
-        if ruling_subject is not None and s.subject != ruling_subject:
-            values["subject"] = s.subject
-        if with_validity:
-            values["valid_until"] = None if s.valid_until in (None, FOREVER) else s.valid_until
-        return cls.model_construct(_fields_set=set(values), **values)
+        return cls.model_validate(sanction_json(s, ruling_subject, with_validity))
 
 
 class ChoiceOffer(View):
@@ -140,39 +129,75 @@ class RulingView(View):
 
     @classmethod
     def of(cls, r: Ruling, with_validity: bool) -> RulingView:
-        values: dict[str, Any] = {
-            "event": r.event, "subject": r.subject, "infraction": r.infraction,
-            "cause": r.cause, "pending": r.pending,
-            "sanctions": [SanctionView.of(s, r.subject, with_validity) for s in r.sanctions],
-        }
-        if r.offered is not None:
-            values["offered"] = [_offer(o, with_validity) for o in r.offered]
-        if r.aggravated:
-            values["aggravated"] = True
-        for key in ("revokes", "resolves", "resolved_by", "applies_to", "round"):
-            value = getattr(r, key)
-            if value is not None:
-                values[key] = value
-        values["edition"] = r.edition
-        values["notes"] = [reason_text(n) for n in r.notes]
-        values["reasons"] = [ReasonView.of(n) for n in r.notes]
-        return cls.model_construct(_fields_set=set(values), **values)
+        """The view of an engine ruling: its JSON (ruling_json), checked by this type."""
+        return cls.model_validate(ruling_json(r, with_validity))
 
     def reason_list(self) -> list[Reason]:
         return [r.reason() for r in self.reasons]
+
+
+def sanction_json(s: Sanction, ruling_subject: str | None, with_validity: bool
+                  ) -> dict[str, Any]:
+    """A sanction as the contract's JSON: only the keys that apply (SanctionView's shape)."""
+    out: dict[str, Any] = {"kind": s.kind}
+    if s.amount is not None:
+        out["amount"] = s.amount
+    if s.score is not None:
+        out["score"] = s.score
+    if s.attached:
+        out["attached"] = True
+    if ruling_subject is not None and s.subject != ruling_subject:
+        out["subject"] = s.subject
+    if with_validity:
+        until = s.valid_until
+        out["valid_until"] = None if until is None or until == FOREVER else until.isoformat()
+    return out
+
+
+def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = None
+                ) -> dict[str, Any]:
+    """A ruling as the contract's JSON (RulingView's shape, which RulingView.of checks).
+
+    `texts`: English texts of reasons already rendered in this batch, by the reason's id
+    (the engine shares one reason object among the rulings of an infraction)."""
+    out: dict[str, Any] = {
+        "event": r.event, "subject": r.subject, "infraction": r.infraction,
+        "cause": r.cause,
+        "sanctions": [sanction_json(s, r.subject, with_validity) for s in r.sanctions],
+        "pending": r.pending,
+    }
+    if r.offered is not None:
+        out["offered"] = [_offer(o, with_validity).as_json() for o in r.offered]
+    if r.aggravated:
+        out["aggravated"] = True
+    for key in ("revokes", "resolves", "resolved_by", "applies_to", "round"):
+        value = getattr(r, key)
+        if value is not None:
+            out[key] = value
+    out["edition"] = r.edition
+    if texts is None:
+        texts = {}
+    notes = []
+    for n in r.notes:
+        text = texts.get(id(n))
+        if text is None:
+            text = texts[id(n)] = reason_text(n)
+        notes.append(text)
+    out["notes"] = notes
+    out["reasons"] = [n.as_json() for n in r.notes]
+    return out
 
 
 def _offer(raw: Offered, with_validity: bool) -> Offer:
     if isinstance(raw, Sanction):
         return SanctionView.of(raw, None, with_validity)
     if isinstance(raw, ChoiceOption):
-        return ChoiceOffer.model_construct(
-            choice=raw.choice,
-            sanctions=[SanctionView.of(s, None, with_validity) for s in raw.sanctions])
+        return ChoiceOffer(choice=raw.choice,
+                           sanctions=[SanctionView.of(s, None, with_validity)
+                                      for s in raw.sanctions])
     if isinstance(raw, PointsOption):
-        return PointsOffer.model_construct(
-            choice=PointsChoice.model_construct(points=(raw.least, raw.most)),
-            with_=list(raw.with_))
+        return PointsOffer(choice=PointsChoice(points=(raw.least, raw.most)),
+                           with_=list(raw.with_))
     if "kind" in raw:
         return SanctionView.model_validate(raw)
     if isinstance(raw.get("choice"), dict):
@@ -244,6 +269,13 @@ def rulings_view(book: Rulebook, rulings: Iterable[Ruling]) -> list[RulingView]:
 def subjects_view(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
                   ) -> dict[str, SubjectView]:
     """Per player and team: status, sanctions by kind, points and ore (revoked ones left out)."""
+    return {sid: SubjectView.model_validate(v)
+            for sid, v in subjects_json(book, roster, rulings).items()}
+
+
+def subjects_json(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
+                  ) -> dict[str, dict[str, Any]]:
+    """The subjects as the contract's JSON (SubjectView's shape)."""
     tally: dict[str, dict[str, Any]] = {}
 
     def entry(sid: str) -> dict[str, Any]:
@@ -269,23 +301,32 @@ def subjects_view(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
                 e["status"] = "suspended"
             elif kind.status == "disqualified" and e["status"] != "suspended":
                 e["status"] = "disqualified"
-    return {sid: SubjectView.model_construct(**v) for sid, v in tally.items()}
+    return tally
 
 
 def replay_result(book: Rulebook, roster: Roster, rulings: list[Ruling],
                   results: list[tuple[Result, int]]) -> ReplayResult:
     """The replay result, from rulings however they were obtained (engine or ledger)."""
+    return ReplayResult.model_validate(replay_json(book, roster, rulings, results))
+
+
+def replay_json(book: Rulebook, roster: Roster, rulings: list[Ruling],
+                results: list[tuple[Result, int]]) -> dict[str, Any]:
+    """The replay result as the contract's JSON (ReplayResult's shape, built without
+    validating each ruling: a season's output is large)."""
     from sudya.standings import standings  # standings are optional output
 
-    values: dict[str, Any] = {
-        "rulebook": RulebookRef(id=book.id, edition=book.edition),
-        "rulings": rulings_view(book, rulings),
-        "subjects": subjects_view(book, roster, rulings),
+    with_validity = book.validity is not None
+    texts: dict[int, str] = {}
+    out: dict[str, Any] = {
+        "rulebook": {"id": book.id, "edition": book.edition},
+        "rulings": [ruling_json(r, with_validity, texts) for r in rulings],
+        "subjects": subjects_json(book, roster, rulings),
     }
     table = standings(book, roster, rulings, results)
     if table is not None:
-        values["standings"] = StandingsView.model_validate(table)
-    return ReplayResult.model_construct(_fields_set=set(values), **values)
+        out["standings"] = table
+    return out
 
 
 class RecordSanctionView(View):
@@ -313,3 +354,47 @@ class RecordEntryView(View):
     sanctions: list[RecordSanctionView]
     notes: list[str] = Field(description="The reasons in English words; never parsed.")
     reasons: list[ReasonView]
+
+
+class SeriesView(View):
+    """A series (championship): its name and the rulebook it is judged by."""
+
+    id: int
+    name: str
+    rulebook: str
+
+
+class TournamentView(View):
+    """A tournament as the edges name it: the pages, the API's lists and the CLI."""
+
+    id: int
+    name: str
+    series: SeriesView
+    position: int = Field(description="Its place in the series: 0, 1, 2…")
+    edition: str
+    level: str | None
+    date: dt.date
+    settings: dict[str, Any]
+
+
+class UserView(View):
+    """A signed-in account: who it is, and the player it is (if any)."""
+
+    id: int
+    username: str
+    display_name: str
+    person_handle: str | None
+    lang: str
+
+
+class DecklistView(View):
+    """A registered deck list, with what its newest check found (None: never checked)."""
+
+    id: int
+    tournament_id: int
+    player: str
+    format: str | None
+    text: str
+    created_by: str
+    created_at: dt.datetime
+    findings: list[dict[str, Any]] | None

@@ -22,6 +22,7 @@ from sudya.scenario import replay
 from sudya.scenario_file import load_scenario_file
 from sudya.services import demo
 from sudya.settings import Settings
+from sudya.views import ReplayResult
 from sudya.web.app import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,6 +70,8 @@ def test_every_scenario_output_matches_the_published_replay_schema(
     errors = [f"{'/'.join(map(str, e.instance_path))}: {e.message}"
               for e in validator(openapi, "ReplayResult").iter_errors(result)]
     assert errors == []
+    # the JSON is exactly the typed view's: read as a ReplayResult and written again
+    assert ReplayResult.model_validate(result).as_json() == result
 
 
 @pytest.fixture()

@@ -15,7 +15,18 @@ from sudya.rulebooks import loader
 from sudya.services.ledger import LedgerError
 from sudya.services.readback import series_results, series_rulings, stored_reason
 from sudya.standings import standings
-from sudya.views import ReasonView, RecordEntryView, RecordSanctionView, RulingView
+from sudya.views import (
+    ReasonView,
+    RecordEntryView,
+    RecordSanctionView,
+    SeriesView,
+    SubjectView,
+    TournamentView,
+    ruling_json,
+    subjects_view,
+)
+
+BIGGEST_ID = 2**31 - 1  # a database integer: an id above it names no row
 
 
 def _tournament(s: Session, tournament_id: int) -> m.Tournament:
@@ -55,7 +66,7 @@ def tournament_summary(s: Session, tournament_id: int) -> dict[str, Any]:
         "players": [{"handle": p, "team": roster.team_of.get(p)} for p in roster.players],
         "teams": roster.teams,
         "judges": judges,
-        "rulings": [RulingView.of(r, book.validity is not None).as_json() for r in rulings],
+        "rulings": [ruling_json(r, book.validity is not None) for r in rulings],
     }
 
 
@@ -128,3 +139,63 @@ def event_of_request(s: Session, tournament_id: int, request_id: str,
     return s.scalar(select(m.Event).where(
         m.Event.tournament_id == tournament_id, m.Event.request_id == request_id,
         m.Event.kind == kind).order_by(m.Event.seq.desc()).limit(1))
+
+
+def tournament_view(t: m.Tournament) -> TournamentView:
+    """What the edges show of a tournament row."""
+    return TournamentView(id=t.id, name=t.name, position=t.position, edition=t.edition,
+                          level=t.level, date=t.date, settings=dict(t.settings or {}),
+                          series=SeriesView(id=t.series.id, name=t.series.name,
+                                            rulebook=t.series.rulebook))
+
+
+def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
+    """The tournament with this id; None for an unknown id (or one no database integer holds)."""
+    t = s.get(m.Tournament, tournament) if 0 < tournament <= BIGGEST_ID else None
+    return None if t is None else tournament_view(t)
+
+
+def all_tournaments(s: Session) -> list[TournamentView]:
+    """Every tournament, the newest first."""
+    return [tournament_view(t) for t in s.scalars(
+        select(m.Tournament).order_by(m.Tournament.date.desc(), m.Tournament.id))]
+
+
+def series_exists(s: Session, *, name: str) -> bool:
+    """Whether a series of this name is in the ledger."""
+    return s.scalar(select(m.Series.id).where(m.Series.name == name)) is not None
+
+
+def series_rulebooks(s: Session) -> dict[str, str]:
+    """Each series' name and the rulebook it is judged by."""
+    return {name: rulebook for name, rulebook in s.execute(
+        select(m.Series.name, m.Series.rulebook))}
+
+
+def tournament_players(s: Session, *, tournament: int) -> list[str]:
+    """The ids of the players registered for a tournament, in the order they entered."""
+    return list(s.scalars(select(m.Person.handle).join(m.Entry).where(
+        m.Entry.tournament_id == tournament).order_by(m.Entry.id)))
+
+
+def team_name(s: Session, *, series: int, handle: str) -> str | None:
+    """A team's name in a series (None: no team by this id)."""
+    team = s.scalar(select(m.Team).where(m.Team.series_id == series, m.Team.handle == handle))
+    return None if team is None else team.name
+
+
+def tournament_results(s: Session, *, tournament: int) -> list[dict[str, Any]]:
+    """The results entered in a tournament, the newest first, with who entered them."""
+    rows = s.scalars(select(m.Result).where(m.Result.tournament_id == tournament)
+                     .order_by(m.Result.id.desc()))
+    return [{"round": r.round, "player_a": r.player_a, "player_b": r.player_b,
+             "score_a": r.score_a, "score_b": r.score_b, "created_by": r.created_by,
+             "created_at": r.created_at} for r in rows]
+
+
+def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView]:
+    """Each player's and team's status, sanctions, points and ore in one tournament."""
+    t = _tournament(s, tournament)
+    book = loader.load(t.series.rulebook, t.edition)
+    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.position]
+    return subjects_view(book, tournament_roster(s, t), rulings)

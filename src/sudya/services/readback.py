@@ -13,7 +13,7 @@ from sudya.db import models as m
 from sudya.engine.model import FOREVER, Reason, Result, Roster, Ruling, Sanction
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
-from sudya.views import replay_result
+from sudya.views import replay_json
 
 # causes whose `revokes` settle a pending ruling (an overturned pending ruling is resolved)
 SETTLING = ("appeal", "correction")
@@ -123,5 +123,5 @@ def series_json(s: Session, series_id: int) -> dict[str, Any]:
     """The series in the replay output format, read from the database only."""
     book = series_book(s, series_id)
     rulings = series_rulings(s, series_id)
-    return replay_result(book, series_roster(s, series_id), rulings,
-                         series_results(s, series_id)).as_json()
+    return replay_json(book, series_roster(s, series_id), rulings,
+                       series_results(s, series_id))
