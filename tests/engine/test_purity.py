@@ -11,7 +11,8 @@ import sudya
 
 SRC = Path(sudya.__file__).parent
 PURE = [*sorted((SRC / "engine").glob("*.py")), SRC / "rulebooks" / "schema.py", SRC / "errors.py"]
-ALLOWED = {"__future__", "ast", "calendar", "collections", "dataclasses", "datetime", "fractions",
+ALLOWED = {"__future__", "ast", "calendar", "collections", "dataclasses", "datetime",
+           "fractions", "threading",
            "heapq",
            "math",
            "typing", "simpleeval", "pydantic"}

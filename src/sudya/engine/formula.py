@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import threading
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -27,7 +28,7 @@ class FormulaError(ValueError):
 class Formula:
     """An expression of a rulebook, parsed at load time and evaluated many times."""
 
-    __slots__ = ("source", "names", "_tree", "_evaluator", "_bare")
+    __slots__ = ("source", "names", "_tree", "_local", "_bare")
 
     def __init__(self, source: str, allowed: Iterable[str] | None = None) -> None:
         self.source = source
@@ -44,15 +45,24 @@ class Formula:
                 raise FormulaError(
                     f"{source!r} uses {', '.join(unknown)}, which the rule does not declare"
                 )
-        self._evaluator = SimpleEval(functions=FUNCTIONS)
-        self._tree = self._evaluator.parse(source.strip())
+        self._local = threading.local()  # an evaluator per thread: its names are its own
+        self._tree = self._evaluator().parse(source.strip())
         # a condition that is just a name (`optional`, `between_stages`) needs no evaluator
         self._bare = tree.body.id if isinstance(tree.body, ast.Name) and self.names else None
 
+    def _evaluator(self) -> SimpleEval:
+        ev: SimpleEval | None = getattr(self._local, "ev", None)
+        if ev is None:
+            ev = self._local.ev = SimpleEval(functions=FUNCTIONS)
+        return ev
+
     def __call__(self, names: Mapping[str, Any]) -> Any:
+        """The value for these names; safe from many threads at once: a simpleeval evaluator
+        keeps the names of the call it is in, so each thread evaluates on its own (the parsed
+        tree is shared)."""
         if self._bare is not None and self._bare in names:
             return names[self._bare]
-        ev = self._evaluator
+        ev = self._evaluator()
         ev.names = dict(names)
         return ev.eval(self.source, previously_parsed=self._tree)
 
