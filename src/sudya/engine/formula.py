@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-import threading
 import math
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
