@@ -240,9 +240,9 @@ def test_idempotent_retry_returns_the_first_rulings_and_records_once(
     # the same key for another action is a mistake, not a retry
     r = client.post(f"{API}/tournaments/1/end-of-match", headers=auth("sudya"),
                     json={"round": 1, "idempotency_key": "tab-7"})
-    assert r.status_code == 422 and fields(r) == ["idempotency_key"]
+    assert r.status_code == 409 and fields(r) == ["idempotency_key"]
     r = client.post(f"{API}/tournaments/1/infractions", headers=auth("glavsud"), json=body)
-    assert r.status_code == 422 and fields(r) == ["idempotency_key"]
+    assert r.status_code == 409 and fields(r) == ["idempotency_key"]
 
 
 @pytest.mark.parametrize(("body", "field"), [

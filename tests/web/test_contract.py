@@ -131,13 +131,13 @@ def test_an_idempotency_key_is_bound_to_what_was_sent(client: TestClient) -> Non
 
     vera = {**boris, "player": "vera"}
     refused = client.post(url, json=vera, headers=judge)
-    assert refused.status_code == 422, refused.text
+    assert refused.status_code == 409, refused.text
     [item] = refused.json()["detail"]
     assert (item["type"], item["loc"]) == ("key.reused", ["body", "idempotency_key"])
 
     head_judge = bearer(client, "glavsud")  # the same key and body from another person
     other = client.post(url, json=boris, headers=head_judge)
-    assert other.status_code == 422 and other.json()["detail"][0]["type"] == "key.reused"
+    assert other.status_code == 409 and other.json()["detail"][0]["type"] == "key.reused"
 
     whole = client.get(f"{API}/tournaments/{BERSERK}", headers=judge).json()
     recorded = [r for r in whole["rulings"] if r["infraction"] == "procedure.minor"

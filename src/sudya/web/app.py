@@ -93,7 +93,9 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
 
     @app.exception_handler(SudyaError)
     async def sudya_error(request: Request, exc: SudyaError) -> Response:
-        status = exc.status if isinstance(exc, AuthError) else 422
+        # a key used for another request is a conflict with what was stored (409)
+        status = exc.status if isinstance(exc, AuthError) else (
+            409 if exc.code == "key.reused" else 422)
         field = getattr(exc, "field", "")
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": [{"loc": ["body", *field.split(".")] if field
