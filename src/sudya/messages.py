@@ -107,12 +107,18 @@ def render(code: str, params: Mapping[str, Any] | None = None, lang: str = "en",
 DOCUMENTS = {"regulations.md": "document.regulations"}
 
 
+# an erratum of regulations.md §4 («§4 E3»), named in words
+ERRATUM = re.compile(r"§4 E(\d+)")
+
+
 def source_text(source: str, lang: str = "en") -> str:
-    """A citation («002 §1.1», «regulations.md §2.3») with its documents named in words."""
+    """A citation («002 §1.1», «regulations.md §2.3», «regulations.md §4 E3») with its
+    documents and errata named in words."""
     for name, code in DOCUMENTS.items():
         if name in source:
             source = source.replace(name, render(code, None, lang))
-    return source
+    return ERRATUM.sub(lambda m: render("document.erratum", {"n": int(m.group(1))}, lang),
+                       source)
 
 
 def _render_error(code: str, params: Mapping[str, Any], lang: str, book: Any) -> str:

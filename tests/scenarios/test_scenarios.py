@@ -68,12 +68,6 @@ DISAGREES_WITH_REGULATIONS: dict[str, str] = {
     "berserk/cancellation-either-player": (
         "§4 E2: incorrect play cancels the same card's §7.1/§7.2 penalties of either player; "
         "only the offender's are cancelled"),
-    "team-wargame/time-wasting-repeat-yellow-adds": (
-        "§4 E1: on a repeated in-game claim the yellow card is added to the warning; the "
-        "rulebook offers warning OR yellow card (the yellow replaces the warning)"),
-    "clan-championship/substitution-recidivism-new-ban": (
-        "§4 E3: recidivism earns a new substitution-ban too; the repeats row has only "
-        "technical-defeat and reduce-fighters"),
     "clan-championship/runes-not-provided": (
         "§4 E5: settings.rune_artifacts (default true) decides the fighter DQ; the rulebook "
         "declares no such setting, so the scenario is refused"),

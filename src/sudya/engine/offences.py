@@ -102,15 +102,23 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
             aggravation.hold(state, ruling, outcome, subject, day, details, names, inf)
             return state.record(ruling)
     if outcome.is_choice:
-        if ev.choice is None:
+        if ev.choice is None and outcome.default is None:
             ruling.pending = True
             ruling.pending_outcome = outcome
             ruling.offered = sanctions.offered(state, outcome, subject, day, details, names,
                                                inf)
             ruling.notes.append(Reason("choice.pending"))
             return state.record(ruling)
-        specs = sanctions.choose(outcome, ev.choice)
-        ruling.cause = "discretion"
+        if ev.choice is None:
+            # the judge chose nothing: the cell's default is given at once (§4 E1: the
+            # warning is always given, a yellow card only when the judge adds it)
+            assert outcome.default is not None
+            specs = list(outcome.options[outcome.default])
+            ruling.notes.append(Reason("choice.default",
+                                       {"kinds": [sp.kind for sp in specs]}))
+        else:
+            specs = sanctions.choose(outcome, ev.choice)
+            ruling.cause = "discretion"
     else:
         specs = list(outcome.sanctions)
         if outcome.amount:

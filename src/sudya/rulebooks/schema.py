@@ -198,6 +198,9 @@ class Outcome(Model):
 
     sanctions: list[SanctionSpec] = []
     options: dict[str, list[SanctionSpec]] = {}
+    # the option given when the judge names none, at once (nothing is held pending)
+    default: str | None = None
+    option_names: dict[str, Text] = {}  # how an option reads to people (`min`: «минимум»)
     points: PointsRange | None = None
     amount: bool = False  # choice {amount: N} required for amount_from_choice sanctions
     note: Text | None = None
@@ -208,6 +211,16 @@ class Outcome(Model):
         if isinstance(value, str | list):
             return {"sanctions": _as_list(value)}
         return value
+
+    @model_validator(mode="after")
+    def _check_options(self) -> Outcome:
+        if self.default is not None and self.default not in self.options:
+            raise ValueError(f"default {self.default!r} is not one of the options "
+                             f"({', '.join(self.options) or 'none'})")
+        unknown = sorted(set(self.option_names) - set(self.options))
+        if unknown:
+            raise ValueError(f"option_names: {', '.join(unknown)} is not an option")
+        return self
 
     @property
     def is_choice(self) -> bool:
