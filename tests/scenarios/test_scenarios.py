@@ -65,9 +65,6 @@ DISAGREES_WITH_REGULATIONS: dict[str, str] = {
         "§1.2-1.3: a stacking loss is given at the end of the match, i.e. between games, so it "
         "applies to the next game; the stacking ruling carries no applies_to (the standings do "
         "move it: scoring.next_match)"),
-    "berserk/cancellation-either-player": (
-        "§4 E2: incorrect play cancels the same card's §7.1/§7.2 penalties of either player; "
-        "only the offender's are cancelled"),
     "clan-championship/runes-not-provided": (
         "§4 E5: settings.rune_artifacts (default true) decides the fighter DQ; the rulebook "
         "declares no such setting, so the scenario is refused"),

@@ -3,8 +3,11 @@
 000 §7.3 «Неверная игра»: the penalty cancels simultaneous penalties for the same card under
 §7.1 «Пропущенные срабатывающие особенности» or §7.2 «Непредоставление» (the infraction's
 `cancels`: which infractions, matched on `same` details or the round; regulations.md §1.5
-reads «одновременных» as earlier in the same round, same player). Each cancelled ruling gets a
-derived ruling with `cause: cancellation` that `revokes` it.
+reads «одновременных» as earlier in the same round). Whose: the offender's, or with
+`players: either` those of either player (§4 E2: both players are penalised under §7.1/§7.2
+when both could control) — the other player penalised by the same event, or named by the
+detail `opponent`. Each cancelled ruling gets a derived ruling with `cause: cancellation`
+that `revokes` it.
 
 Revocation (a cancellation, an overturned appeal, a correction): revoked sanctions stop
 counting for repeats, stacking, conversions, accumulation and the subject's totals; a derived
@@ -23,7 +26,7 @@ from typing import TYPE_CHECKING
 from sudya.engine import accumulation, conversions, stacking, validity
 from sudya.engine.model import Offence, Reason, Ruling, Sanction
 from sudya.engine.sanctions import note
-from sudya.rulebooks.schema import Infraction
+from sudya.rulebooks.schema import Cancels, Infraction
 
 if TYPE_CHECKING:
     from sudya.engine.state import EngineState
@@ -79,22 +82,47 @@ def cancel(state: EngineState, ev: Offence, inf: Infraction, ruling: Ruling) -> 
     """Cancel the earlier rulings the new ruling's infraction cancels (000 §7.3)."""
     cancels = inf.cancels
     assert cancels is not None
+    for target in targets(state, ruling, cancels):
+        target.revoked = True
+        out = state.new_ruling(ev.id, target.subject, target.infraction,
+                               "cancellation", ruling.date or state.t.date, ev.round)
+        out.revokes = target.event
+        out.notes.append(note(cancels.note))
+        state.record(out)
+        revoke(state, ev.id, target.sanctions, ruling.date or state.t.date, out)
+
+
+def targets(state: EngineState, ruling: Ruling, cancels: Cancels) -> list[Ruling]:
+    """The earlier rulings a ruling cancels: by infraction as `cancels` lists them, oldest
+    first within each."""
+    players = [ruling.subject]
+    other = ruling.details.get(cancels.opponent) if cancels.players == "either" else None
+    if isinstance(other, str) and other != ruling.subject:
+        players.append(other)
+    out: list[Ruling] = []
     for target_id in cancels.infractions:
-        key = (state.scope(), ruling.subject, target_id)
-        for target in list(state.by_infraction.get(key, ())):
-            if target.revoked or target.tournament != state.t.index:
-                continue
-            if any(
-                (target.round != ruling.round) if name == "round"
-                else (target.details.get(name) != ruling.details.get(name)
-                      or ruling.details.get(name) is None)
-                for name in cancels.same
-            ):
-                continue
-            target.revoked = True
-            out = state.new_ruling(ev.id, ruling.subject, target.infraction,
-                                   "cancellation", ruling.date or state.t.date, ev.round)
-            out.revokes = target.event
-            out.notes.append(note(cancels.note))
-            state.record(out)
-            revoke(state, ev.id, target.sanctions, ruling.date or state.t.date, out)
+        found: dict[int, Ruling] = {}
+        for player in players:
+            for target in state.by_infraction.get((state.scope(), player, target_id), ()):
+                if matches(state, target, ruling, cancels):
+                    found[target.seq] = target
+                    if cancels.players == "either":
+                        # §4 E2: the other player the same event penalised (both could control)
+                        for same in state.primary.get(target.event, ()):
+                            if same.infraction == target.infraction and \
+                                    matches(state, same, ruling, cancels):
+                                found[same.seq] = same
+        out += [found[seq] for seq in sorted(found)]
+    return out
+
+
+def matches(state: EngineState, target: Ruling, ruling: Ruling, cancels: Cancels) -> bool:
+    """An earlier ruling of this tournament, not revoked, for the same things (`same`)."""
+    if target.revoked or target.tournament != state.t.index or not (
+            target.sanctions or target.pending):
+        return False
+    return not any(
+        (target.round != ruling.round) if name == "round"
+        else (target.details.get(name) != ruling.details.get(name)
+              or ruling.details.get(name) is None)
+        for name in cancels.same)

@@ -265,6 +265,10 @@ class Cancels(Model):
 
     infractions: list[str]
     same: list[str] = []  # detail names that must match; "round" means the same round
+    # whose rulings: the offender's, or either player's (the offender's and the other
+    # player's: the one the detail `opponent` names, or who the same event penalised too)
+    players: Literal["offender", "either"] = "offender"
+    opponent: str = "opponent"
     note: Note
 
 
