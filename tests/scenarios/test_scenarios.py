@@ -65,12 +65,6 @@ DISAGREES_WITH_REGULATIONS: dict[str, str] = {
         "§1.2-1.3: a stacking loss is given at the end of the match, i.e. between games, so it "
         "applies to the next game; the stacking ruling carries no applies_to (the standings do "
         "move it: scoring.next_match)"),
-    "clan-championship/runes-not-provided": (
-        "§4 E5: settings.rune_artifacts (default true) decides the fighter DQ; the rulebook "
-        "declares no such setting, so the scenario is refused"),
-    "clan-championship/sms-burst-mate-no-dq": (
-        "§4 E6: a burst cast by a clan mate or an ally gives the team the technical defeat and "
-        "no fighter DQ; the rulebook gives the event's player the fighter DQ whoever cast it"),
 }
 
 

@@ -28,7 +28,7 @@ class FormulaError(ValueError):
 class Formula:
     """An expression of a rulebook, parsed at load time and evaluated many times."""
 
-    __slots__ = ("source", "names", "_tree", "_local", "_bare")
+    __slots__ = ("source", "names", "settings", "_tree", "_local", "_bare")
 
     def __init__(self, source: str, allowed: Iterable[str] | None = None) -> None:
         self.source = source
@@ -39,6 +39,8 @@ class Formula:
         self.names = frozenset(
             node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
         ) - set(FUNCTIONS) - {"True", "False", "None"}
+        # the tournament settings it reads by name: settings['x'] or settings.get('x')
+        self.settings = frozenset(_settings_read(tree))
         if allowed is not None:
             unknown = sorted(self.names - set(allowed))
             if unknown:
@@ -68,3 +70,18 @@ class Formula:
 
     def __repr__(self) -> str:
         return f"Formula({self.source!r})"
+
+
+def _settings_read(tree: ast.AST) -> Iterable[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and _is_settings(node.value) and \
+                isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            yield node.slice.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "get" and _is_settings(node.func.value) and node.args and \
+                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            yield node.args[0].value
+
+
+def _is_settings(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "settings"

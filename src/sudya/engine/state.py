@@ -103,10 +103,12 @@ class EngineState:
         return spec.default
 
     def context_names(self) -> dict[str, Any]:
-        """The names formulas and conditions read from the tournament."""
+        """The names formulas and conditions read from the tournament (its settings with
+        the rulebook's defaults for the level filled in)."""
         if self.context is None or self.context[0] is not self.t:
+            settings = {name: self.setting(name) for name in self.book.settings}
             self.context = (self.t, {"tournament_level": self.t.level,
-                                     "settings": dict(self.t.settings)})
+                                     "settings": {**settings, **self.t.settings}})
         return self.context[1]
 
     # ------------------------------------------------------------------ people

@@ -602,8 +602,10 @@ class Rulebook(Model):
                     kind(spec.kind, f"{where}.{path}{sub}")
                     for f in (spec.formula, spec.when, *(w.when for w in spec.waived_when)):
                         _check_names(f, names, f"{where}.{path}{sub}", problems)
+                        _check_settings(f, self.settings, f"{where}.{path}{sub}", problems)
             for f in _conditions(inf):
                 _check_names(f, names, where, problems)
+                _check_settings(f, self.settings, where, problems)
             if isinstance(inf.penalty, dict):
                 for lv in inf.penalty:
                     if lv not in levels:
@@ -689,6 +691,15 @@ def _conditions(inf: Infraction) -> list[Formula | None]:
         out.append(var.when)
         out += [np.when for np in var.no_penalty_when]
     return out
+
+
+def _check_settings(f: Formula | None, settings: dict[str, Setting], where: str,
+                    problems: list[str]) -> None:
+    if f is None:
+        return
+    for name in sorted(f.settings - set(settings)):
+        problems.append(f"{where}: {f.source!r} reads settings[{name!r}], which the rulebook "
+                        "does not declare")
 
 
 def _check_names(f: Formula | None, names: frozenset[str], where: str,

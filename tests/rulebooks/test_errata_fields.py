@@ -1,0 +1,65 @@
+"""The rulebook fields the errata of regulations.md §4 brought: each refused where it cannot
+work, with the file and the key path, so a rulebook author learns it when loading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sudya.errors import RulebookError
+from sudya.rulebooks import loader
+from sudya.scenario import replay
+
+DATA = Path(__file__).parent / "data"
+TINY = (DATA / "tiny.yaml").read_text("utf-8")
+
+
+@pytest.fixture(autouse=True)
+def no_extra_rulebook_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SUDYA_RULEBOOK_PATH", raising=False)
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "rules.yaml"
+    path.write_text(text, "utf-8")
+    return path
+
+
+def refusal(path: Path) -> str:
+    with pytest.raises(RulebookError) as info:
+        loader.load_file(path)
+    return str(info.value)
+
+
+# E5: a condition may read a tournament setting, which the rulebook must declare
+NOISE_WAIVED = TINY.replace(
+    "    penalty: {low: caution, high: warning}\n",
+    "    penalty:\n"
+    "      low:\n"
+    "        - kind: caution\n"
+    "          waived_when:\n"
+    "            when: \"not settings['noise_rule']\"\n"
+    "            note: {ru: \"Правила о шуме нет\", en: \"No noise rule\", source: \"tiny §1\"}\n"
+    "      high: warning\n")
+
+
+def test_a_condition_reading_an_undeclared_setting_is_refused(tmp_path: Path) -> None:
+    message = refusal(write(tmp_path, NOISE_WAIVED))
+    assert "infractions.noise.penalty.low.sanctions[0]" in message
+    assert "reads settings['noise_rule'], which the rulebook does not declare" in message
+
+
+def test_a_condition_reads_the_setting_or_its_default(tmp_path: Path) -> None:
+    path = write(tmp_path, NOISE_WAIVED.replace(
+        "sanctions:\n",
+        "settings:\n  noise_rule: {name: {ru: \"Правило о шуме\", en: \"Noise rule\"}, "
+        "default: true}\nsanctions:\n", 1))
+    events = [{"id": "n1", "infraction": "noise", "player": "a"}]
+    base = {"rulebook": str(path), "level": "low", "date": "2026-03-01", "players": ["a"],
+            "events": events}
+    by_default = replay(base)["rulings"][0]
+    assert [s["kind"] for s in by_default["sanctions"]] == ["caution"]
+    off = replay({**base, "settings": {"noise_rule": False}})["rulings"][0]
+    assert off["cause"] == "none" and off["sanctions"] == []
+    assert "rulebook.note" in [r["code"] for r in off["reasons"]]
