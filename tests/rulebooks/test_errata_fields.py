@@ -63,3 +63,35 @@ def test_a_condition_reads_the_setting_or_its_default(tmp_path: Path) -> None:
     off = replay({**base, "settings": {"noise_rule": False}})["rulings"][0]
     assert off["cause"] == "none" and off["sanctions"] == []
     assert "rulebook.note" in [r["code"] for r in off["reasons"]]
+
+
+# E8: a carry-over reads a detail, which must be declared
+def test_a_carry_over_on_an_undeclared_detail_is_refused(tmp_path: Path) -> None:
+    text = TINY.replace(
+        '  - {id: warning, rank: 2, name: {ru: "Предупреждение", en: "Warning"}}\n',
+        '  - id: warning\n    rank: 2\n    name: {ru: "Предупреждение", en: "Warning"}\n'
+        '    carry_over:\n      - detail: later\n        applies_to: next-game\n'
+        '        by_judge: true\n'
+        '        note: {ru: "Перенесено", en: "Carried", source: "tiny §3"}\n')
+    message = refusal(write(tmp_path, text))
+    assert "sanctions.warning.carry_over: 'later' is not a declared detail" in message
+
+
+# E10: berserk's appeals are an interpretation citing §4 E10, and every appeal ruling shows it
+def test_berserk_appeals_cite_erratum_e10_on_every_appeal_ruling() -> None:
+    book = loader.load("berserk")
+    assert book.appeals is not None and book.appeals.source == "regulations.md §4 E10"
+    assert [n.source for n in book.appeals.interpretation] == ["regulations.md §4 E10"]
+    assert book.roles["head-judge"].final
+    result = replay({
+        "rulebook": "berserk", "level": "professional", "date": "2026-03-01",
+        "players": ["p1"], "judges": {"anna": {"role": "head-judge"},
+                                      "oleg": {"role": "floor-judge"}},
+        "events": [{"id": "e1", "infraction": "procedure.minor", "player": "p1",
+                    "judge": "oleg"},
+                   {"id": "a1", "appeal": {"of": "e1", "judge": "anna",
+                                           "outcome": "upheld"}}]})
+    appeal = result["rulings"][1]
+    assert appeal["cause"] == "appeal"
+    assert [(r["code"], r["source"]) for r in appeal["reasons"]] == [
+        ("appeal.upheld", ""), ("rule.interpretation", "regulations.md §4 E10")]

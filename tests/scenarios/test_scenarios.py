@@ -55,12 +55,6 @@ ABSENT = "<absent>"
 # regulation says; the case is expected to fail until the engine or the rulebook is fixed
 # (strict: it turns red the day they agree, so this entry can be removed).
 DISAGREES_WITH_REGULATIONS: dict[str, str] = {
-    "berserk/carry-to-next-game-loss": (
-        "§4 E8: details.carry_to_next moves a game loss to the next game (applies_to); the "
-        "berserk rulebook declares no carry_to_next, so the detail is silently ignored"),
-    "berserk/carry-to-next-match-loss": (
-        "§4 E8: details.carry_to_next moves a match loss to the next match (applies_to); the "
-        "berserk rulebook declares no carry_to_next, so the detail is silently ignored"),
     "berserk/stacking-loss-applies-next": (
         "§1.2-1.3: a stacking loss is given at the end of the match, i.e. between games, so it "
         "applies to the next game; the stacking ruling carries no applies_to (the standings do "

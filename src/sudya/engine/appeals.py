@@ -4,8 +4,10 @@
 judge, whose decisions are final (a role with `final: true` cannot be appealed); a frivolous
 appeal may earn the appellant the rulebook's `appeals.frivolous` penalty (004: a warning or a
 yellow card, the head judge's choice; regulations.md §3.1). 003 «Решение вопросов, не
-урегулированных данной системой»: the college hears them in the clan championship; in
-berserk appeals are Sudya's general workflow (§4 E10). A correction is a judge putting right a
+урегулированных данной системой»: the college hears them in the clan championship; the
+berserk guide has none, so appeals there are Sudya's general workflow, its head judge final
+(regulations.md §4 E10); the decision on an appeal cannot be appealed. Every appeal ruling
+shows the rulebook's `appeals` interpretations. A correction is a judge putting right a
 mistaken record. Either way the ledger is append-only: the old rulings are revoked by new
 records (cancellation.revoke), never changed or deleted.
 
@@ -25,13 +27,15 @@ if TYPE_CHECKING:
 
 
 def overturn(state: EngineState, event_id: str, of: str, rulings: list[Ruling],
-             judge: str | None, cause: str, reason: Reason) -> None:
+             judge: str | None, cause: str, reason: Reason,
+             also: tuple[Reason, ...] = ()) -> None:
     """Revoke the rulings of event `of` (and decisions on them) by a new record each."""
     day = state.t.date
     for r in rulings:
         ruling = state.new_ruling(event_id, r.subject, r.infraction, cause, day, judge=judge)
         ruling.revokes = of
         ruling.notes.append(reason)
+        ruling.notes.extend(also)
         r.revoked = True
         if r.pending:
             r.pending = False
@@ -42,6 +46,11 @@ def overturn(state: EngineState, event_id: str, of: str, rulings: list[Ruling],
             res.revoked = True
             victims += res.sanctions
         cancellation.revoke(state, event_id, victims, day, ruling)
+
+
+def is_appeal(state: EngineState, event_id: str) -> bool:
+    """Whether an event was an appeal (looked for only when refusing: the history is long)."""
+    return any(r.event == event_id and r.cause == "appeal" for r in reversed(state.rulings))
 
 
 def correction(state: EngineState, ev: Correction) -> None:
@@ -58,6 +67,9 @@ def correction(state: EngineState, ev: Correction) -> None:
 def appeal(state: EngineState, ev: Appeal) -> None:
     """The head judge's decision on an appeal: upheld, overturned or frivolous."""
     rulings = [r for r in state.primary.get(ev.of, ()) if r.infraction]
+    if any(r.cause == "appeal" for r in rulings) or (not rulings and is_appeal(state, ev.of)):
+        # the decision on an appeal is final (004 «Главный судья»; berserk: §4 E10)
+        raise RuleError("appeal.decision-final", field="of", event=ev.of)
     if not rulings:
         raise RuleError("event.nothing-to-appeal", field="of", event=ev.of)
     if any(r.appealed for r in rulings):
@@ -80,19 +92,25 @@ def appeal(state: EngineState, ev: Appeal) -> None:
     for r in rulings:
         r.appealed = True
     day = state.t.date
+    # where the appeal procedure comes from, and where someone had to choose (§4 E10)
+    readings = tuple(Reason("rule.interpretation", {"text": {"ru": n.ru, "en": n.en}},
+                            n.source) for n in appeals.interpretation)
     if ev.outcome == "upheld":
         ruling = state.new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
                                   judge=ev.judge)
         ruling.notes.append(Reason("appeal.upheld"))
+        ruling.notes.extend(readings)
         state.record(ruling)
     elif ev.outcome == "overturned":
-        overturn(state, ev.id, ev.of, rulings, ev.judge, "appeal", Reason("appeal.overturned"))
+        overturn(state, ev.id, ev.of, rulings, ev.judge, "appeal", Reason("appeal.overturned"),
+                 readings)
     elif ev.outcome == "frivolous":
         if appeals.frivolous is None:
             raise RuleError("rulebook.no-frivolous", field="outcome")
         ruling = state.new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
                                   judge=ev.judge)
         ruling.notes.append(Reason("appeal.frivolous", {}, appeals.source))
+        ruling.notes.extend(readings)
         outcome = appeals.frivolous
         if ev.choice is None and outcome.is_choice:
             ruling.pending = True

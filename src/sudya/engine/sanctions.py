@@ -82,7 +82,11 @@ def add(state: EngineState, out: list[Sanction], kind: SanctionKind, bearer: str
     for carry in kind.carry_over:
         if details.get(carry.detail):
             ruling.applies_to = {**(ruling.applies_to or {}), kind.id: carry.applies_to}
-            ruling.notes.append(note(carry.note))
+            # 002 / §4 E8: carried near the end of a game or match is the judge's decision
+            ruling.notes.append(Reason("carry-over.by-judge",
+                                       {"text": {"ru": carry.note.ru, "en": carry.note.en}},
+                                       carry.note.source) if carry.by_judge
+                                else note(carry.note))
     for att in kind.comes_with:
         if att.when is not None and not att.when(names):
             continue

@@ -345,6 +345,7 @@ class CarryOver(Model):
 
     detail: str
     applies_to: Literal["next-game", "next-match"]
+    by_judge: bool = False  # the judge chose to carry it (shown as the judge's decision)
     note: Note
 
 
@@ -622,12 +623,16 @@ class Rulebook(Model):
                 for ref in inf.cancels.infractions:
                     if ref not in seen:
                         problems.append(f"infractions.{inf.id}.cancels: {ref!r} is not defined")
+        declared = set(self.common_details).union(*(inf.details for inf in self.infractions))
+        for k in self.sanctions:
+            for carry in k.carry_over:
+                if carry.detail not in declared:
+                    problems.append(f"sanctions.{k.id}.carry_over: {carry.detail!r} is not a "
+                                    "declared detail")
         if self.scoring:
             for ref in self.scoring.effects:
                 kind(ref, "scoring.effects")
             if self.scoring.next_match:
-                declared = set(self.common_details).union(
-                    *(inf.details for inf in self.infractions))
                 for name in self.scoring.next_match.details:
                     if name not in declared:
                         problems.append(f"scoring.next_match.details: {name!r} is not a "
