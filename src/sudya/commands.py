@@ -163,19 +163,42 @@ class JudgeIn(Command):
 
 
 class ChangeRoster(Command):
-    """People join the series: players, a team's members (for this tournament), judges."""
+    """People join the series: players, a team's members (for this tournament), judges; or
+    a removed player's place is taken (`replace`, `by`, and `army` or `coach`)."""
 
     kind: ClassVar[str] = "roster"
     players: list[Id] = []
     teams: dict[str, list[Id]] = {}
     judges: dict[str, JudgeIn] = {}
+    replace: Id | None = Field(default=None, description="A removed player to replace.")
+    by: Id | None = Field(default=None, description="Who takes the removed player's place.")
+    army: Text | None = Field(default=None, description="The army both play (the same).")
+    coach: bool = Field(default=False, description="The replacement is the team's coach.")
+
+    @model_validator(mode="after")
+    def _replacement(self) -> ChangeRoster:
+        if (self.replace is None) != (self.by is None):
+            raise _custom("replacement.both-players")
+        if self.replace is None and (self.army is not None or self.coach):
+            raise _custom("replacement.both-players")
+        return self
+
+    def payload(self) -> dict[str, Any]:
+        out = super().payload()
+        if self.replace is None:  # stored as before when no one is replaced
+            for key in ("replace", "by", "army", "coach"):
+                out.pop(key, None)
+        return out
 
     def event(self, id: str) -> e.RosterChange:
         return e.RosterChange(
             id=id, players=tuple(self.players),
             teams={t: list(members) for t, members in self.teams.items()},
             judges={h: e.Judge(id=h, role=j.role, official=j.official)
-                    for h, j in self.judges.items()})
+                    for h, j in self.judges.items()},
+            replacements=() if self.replace is None or self.by is None else (
+                e.Replacement(removed=self.replace, by=self.by, army=self.army,
+                              coach=self.coach),))
 
 
 class RecordInfraction(Command):
@@ -329,7 +352,7 @@ PYDANTIC_CODES = {
 }
 # whole-command checks name the field a person would correct
 FIELD_OF = {"offender.required": ["player"], "offender.both": ["team"],
-            "result.same-player": ["players"]}
+            "result.same-player": ["players"], "replacement.both-players": ["by"]}
 TYPE_NAMES = {"string_type": "str", "bool_type": "bool", "bool_parsing": "bool",
               "dict_type": "map", "list_type": "list", "tuple_type": "list",
               "model_type": "map", "model_attributes_type": "map"}
@@ -407,6 +430,9 @@ def known(cmd: Command, roster: e.Roster) -> None:
         for i, p in enumerate(cmd.players):
             if p not in players:
                 raise CommandError("player.unknown", field=f"players.{i}", player=p)
+    elif isinstance(cmd, ChangeRoster) and cmd.replace is not None and \
+            cmd.replace not in set(roster.players):
+        raise CommandError("player.unknown", field="replace", player=cmd.replace)
 
 
 SETTING_TYPES: dict[str, type | tuple[type, ...]] = {"bool": bool, "int": int, "str": str}

@@ -20,6 +20,7 @@ from sudya.engine.model import (
     Event,
     Result,
     Roster,
+    RosterChange,
     Ruling,
     Tournament,
 )
@@ -28,7 +29,8 @@ from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario_file import plain
 
-EVENT_KEYS = ("infraction", "end-of-match", "tournament", "decision", "appeal", "result")
+EVENT_KEYS = ("infraction", "end-of-match", "tournament", "decision", "appeal", "result",
+              "roster")
 LEDGER_KIND: dict[str, str] = {}  # scenario keys that name an event kind differently
 
 
@@ -155,6 +157,8 @@ def _field_prefix(event: Event) -> str:
         return "decision."
     if isinstance(event, Appeal):
         return "appeal."
+    if isinstance(event, RosterChange):
+        return "roster."
     return ""
 
 

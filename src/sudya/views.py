@@ -29,7 +29,10 @@ from sudya.engine.model import (
 from sudya.messages import reason_text
 from sudya.rulebooks.schema import Rulebook
 
-Status = Literal["active", "disqualified", "suspended"]
+Status = Literal["active", "disqualified", "suspended", "removed"]
+# which status a subject shows when it holds several: suspended outranks disqualified, which
+# outranks removed (regulations.md §4 E9: a player removed from the tournament)
+STATUS_RANK = {"active": 0, "removed": 1, "disqualified": 2, "suspended": 3}
 
 
 class View(BaseModel):
@@ -297,10 +300,10 @@ def subjects_json(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
                 e["points"] += s.amount or 0
             elif kind.tally == "ore":
                 e["ore"] += s.amount or 0
-            if kind.status == "suspended":
-                e["status"] = "suspended"
-            elif kind.status == "disqualified" and e["status"] != "suspended":
-                e["status"] = "disqualified"
+            # a sanction's own status where the table gave one (a player's removal, §4 E9)
+            status = s.status or kind.status
+            if status is not None and STATUS_RANK[status] > STATUS_RANK[e["status"]]:
+                e["status"] = status
     return tally
 
 

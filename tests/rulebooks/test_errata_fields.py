@@ -95,3 +95,42 @@ def test_berserk_appeals_cite_erratum_e10_on_every_appeal_ruling() -> None:
     assert appeal["cause"] == "appeal"
     assert [(r["code"], r["source"]) for r in appeal["reasons"]] == [
         ("appeal.upheld", ""), ("rule.interpretation", "regulations.md §4 E10")]
+
+
+# E7, E9: a scope or a replacement only where the sanction gives a status
+def test_a_scope_or_replacement_without_a_status_is_refused(tmp_path: Path) -> None:
+    text = TINY.replace(
+        '  - {id: caution, rank: 1, name: {ru: "Замечание", en: "Caution"}}\n',
+        '  - {id: caution, rank: 1, scope: series, name: {ru: "Замечание", en: "Caution"}}\n'
+    ).replace(
+        "    penalty: {low: caution, high: warning}\n",
+        "    penalty:\n"
+        "      low: [{kind: warning, scope: series}]\n"
+        "      high:\n"
+        "        - kind: warning\n"
+        "          replacement:\n"
+        "            by: [coach]\n"
+        "            note: {ru: \"Замена\", en: \"Replacement\", source: \"tiny §1\"}\n")
+    message = refusal(write(tmp_path, text))
+    assert "sanctions.caution.scope: only a sanction with a status keeps its bearer out" in message
+    assert "infractions.noise.penalty.low.sanctions[0].scope: only a sanction with a status" \
+        in message
+    assert "infractions.noise.penalty.high.sanctions[0].replacement: only a removed player" \
+        in message
+
+
+def test_the_bundled_readings_of_e7_and_e9() -> None:
+    clan = loader.load("clan-championship")
+    assert {k.id: k.scope for k in clan.sanctions if k.status} == {
+        "fighter-dq-replaceable": "series", "fighter-dq": "series", "team-dq": "series"}
+    elixirs = clan.infraction("elixirs.forbidden-combat")
+    assert elixirs is not None and elixirs.repeats is not None
+    assert elixirs.repeats[0].sanctions[0].scope == "tournament"  # «с турнира» only
+    wargame = loader.load("team-wargame")
+    removals = {inf.id: [s for s in inf.penalty.sanctions if s.kind == "removal"]
+                for inf in wargame.infractions
+                if not isinstance(inf.penalty, dict) and inf.penalty is not None}
+    assert [(s.status, s.replacement.by if s.replacement else None)
+            for s in removals["intoxication"]] == [("removed", ["same-army", "coach"])]
+    assert [s.status for s in removals["red-list-model"] + removals["third-party-help"]] == [
+        None, None]

@@ -7,7 +7,9 @@ aggravation (with decisions), cancellation (with revocation) and appeals (with
 corrections). Here: the dispatcher, and the events that only change the state — a new
 tournament, under a new edition when the rulebook changed (003 «Решение вопросов, не
 урегулированных данной системой»: a precedent is in force from the next tournament), people
-joining the series, and results.
+joining the series (and a removed player replaced: 004 intoxication, «с правом замены его на
+другого игрока, играющего той же армией, или Couch'a», regulations.md §4 E9), and results
+(refused for whoever is out of play: §4 E7, E9).
 
 Shape: `RulesEngine` is the shared state (state.EngineState) plus `apply`, which hands each
 event to its mechanism's function with the state. Pure: no I/O; nothing here knows a
@@ -28,6 +30,7 @@ from sudya.engine.model import (
     Event,
     NewTournament,
     Offence,
+    Replacement,
     Result,
     RosterChange,
     Ruling,
@@ -36,6 +39,7 @@ from sudya.engine.model import (
 from sudya.engine.sanctions import AMOUNT_LIMIT, note
 from sudya.engine.state import EngineState
 from sudya.engine.validity import add_months
+from sudya.errors import RuleError
 
 __all__ = ["AMOUNT_LIMIT", "RulesEngine", "add_months", "note"]
 
@@ -74,6 +78,7 @@ def new_tournament(state: EngineState, ev: NewTournament) -> None:
     state.stack_dirty.clear()
     state.conv.clear()
     state.out.clear()
+    state.replaced.clear()
 
 
 def roster_change(state: EngineState, ev: RosterChange) -> None:
@@ -88,10 +93,46 @@ def roster_change(state: EngineState, ev: RosterChange) -> None:
         for member in members:
             roster.team_of[member] = team
     roster.judges.update(ev.judges)
+    for rep in ev.replacements:
+        replace(state, rep)
+
+
+def replace(state: EngineState, rep: Replacement) -> None:
+    """A removed player's place taken, as the removal allows: same army, or the coach."""
+    removal = state.out_of_play(rep.removed)
+    if removal is None or removal.status != "removed":
+        raise RuleError("replacement.not-removed", field="replace", player=rep.removed)
+    if not removal.replaceable_by:
+        raise RuleError("replacement.not-allowed", field="replace", player=rep.removed)
+    if rep.removed in state.replaced:
+        raise RuleError("replacement.already", field="replace", player=rep.removed,
+                        by=state.replaced[rep.removed])
+    if (rep.army is None) == (not rep.coach):
+        raise RuleError("replacement.army-or-coach", field="army")
+    how = "coach" if rep.coach else "same-army"
+    if how not in removal.replaceable_by:
+        raise RuleError(f"replacement.{how}-not-allowed", field="coach" if rep.coach
+                        else "army", player=rep.removed)
+    roster = state.roster
+    team = roster.team_of.get(rep.removed)
+    if rep.by == rep.removed or state.out_of_play(rep.by) is not None:
+        raise RuleError("replacement.by-out", field="by", player=rep.by)
+    elsewhere = roster.team_of.get(rep.by)
+    if elsewhere is not None and elsewhere != team:
+        raise RuleError("team.member-elsewhere", field="by", member=rep.by)
+    if rep.by not in state.player_order:
+        state.player_order[rep.by] = len(roster.players)
+        roster.players.append(rep.by)
+    if team is not None and rep.by not in roster.teams[team]:
+        roster.teams[team].append(rep.by)
+        roster.team_of[rep.by] = team
+    state.replaced[rep.removed] = rep.by
 
 
 def result(state: EngineState, ev: Result) -> None:
     """A game's result, kept with its tournament for the standings."""
+    for i, player in enumerate(ev.players):
+        state.check_playing(player, f"players.{i}")
     state.results.append((ev, state.t.index))
 
 

@@ -86,13 +86,25 @@ class NewTournament:
 
 
 @dataclass(frozen=True, slots=True)
+class Replacement:
+    """A removed player's place taken by another: a player of the same army, or the coach."""
+
+    removed: str
+    by: str
+    army: str | None = None
+    coach: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class RosterChange:
-    """People join the series: players, a team's members (for this tournament), judges."""
+    """People join the series: players, a team's members (for this tournament), judges;
+    a removed player replaced."""
 
     id: str
     players: tuple[str, ...] = ()
     teams: dict[str, list[str]] = field(default_factory=dict)
     judges: dict[str, Judge] = field(default_factory=dict)
+    replacements: tuple[Replacement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +161,9 @@ class Sanction:
     score: str | None = None
     attached: bool = False
     valid_until: dt.date | None = None  # None: the rulebook has no validity windows
+    status: str | None = None  # what it makes its bearer: disqualified, suspended, removed
+    scope: str = "tournament"  # how long that status keeps them out: or the whole series
+    replaceable_by: tuple[str, ...] = ()  # a removed player's place: same-army, coach
     revoked: bool = False
     consumed: bool = False  # used up by stacking or a conversion
     seq: int = 0

@@ -40,6 +40,7 @@ def offence(state: EngineState, ev: Offence) -> None:
     if inf is None:
         raise RuleError("infraction.unknown", field="infraction", infraction=ev.infraction)
     state.check_judge(ev.judge, "rule", "rule")
+    state.check_playing(ev.offender, "team" if ev.offender in state.roster.teams else "player")
     check_applies(state, inf)
     day = ev.date or state.t.date
     details = read_details(state, inf, ev.details)
@@ -62,6 +63,7 @@ def offence(state: EngineState, ev: Offence) -> None:
     if ap and not no_sanction and ap.when(names):
         other = details.get(ap.detail)
         if other and other != ev.offender:
+            state.check_playing(other, f"details.{ap.detail}")
             subjects.append(other)
     made: list[Ruling] = []
     for subject in subjects:

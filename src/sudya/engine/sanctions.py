@@ -68,17 +68,27 @@ def build(state: EngineState, specs: Iterable[Spec], offender: str, day: dt.date
                 ruling.notes.append(note(kind.lost_while.note))
                 kind = book.kind(kind.lost_while.becomes)
         add(state, out, kind, bearer(state, kind, spec.subject, offender), amount, spec.score,
-            False, day, details, names, ruling)
+            False, day, details, names, ruling, spec)
     return out
 
 
 def add(state: EngineState, out: list[Sanction], kind: SanctionKind, bearer: str,
         amount: int | None, score: str | None, attached: bool, day: dt.date,
-        details: dict[str, Any], names: dict[str, Any], ruling: Ruling) -> None:
-    """Append a sanction of `kind` and, after it, every sanction it comes with."""
+        details: dict[str, Any], names: dict[str, Any], ruling: Ruling,
+        spec: Spec | None = None) -> None:
+    """Append a sanction of `kind` and, after it, every sanction it comes with.
+
+    The table's `spec` may give it a status its kind does not (a player's removal, §4 E9)
+    or another scope (a DQ «с турнира» of a kind that is otherwise for the series, §4 E7).
+    """
+    status = (spec.status if spec else None) or kind.status
     out.append(Sanction(kind=kind.id, subject=bearer, rank=kind.rank, amount=amount,
                         score=score, attached=attached,
-                        valid_until=validity.valid_until(state, kind, day, details)))
+                        valid_until=validity.valid_until(state, kind, day, details),
+                        status=status,
+                        scope=(spec.scope if spec else None) or kind.scope,
+                        replaceable_by=tuple(spec.replacement.by)
+                        if spec and spec.replacement else ()))
     for carry in kind.carry_over:
         if details.get(carry.detail):
             ruling.applies_to = {**(ruling.applies_to or {}), kind.id: carry.applies_to}

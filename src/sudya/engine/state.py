@@ -4,7 +4,10 @@ Regulations: every ruling records the tournament and the rulebook edition it use
 «Решение вопросов, не урегулированных данной системой»: a precedent is a new edition, in
 force from the next tournament); who may rule is the rulebook's `roles` (004 «Главный судья»,
 «Судья основной категории», «Младший судья»); a disqualified or suspended subject is out (002
-«Значение и сила пенальти»).
+«Значение и сила пенальти»). Out of play (nothing more may be recorded of them as playing): a
+player removed from the tournament (004, intoxication: «немедленное удаление игрока с
+турнира», regulations.md §4 E9) for the rest of it, and a fighter or team disqualified «с
+турнира/чемпионата» (003, a sanction with `scope: series`, §4 E7) in every later tournament.
 
 Shape: a shared state object passed to functions. `EngineState` holds the rulings and the
 indexes the mechanisms keep (grouped below by the module that owns them) and the steps they
@@ -65,6 +68,10 @@ class EngineState:
         self.player_order = {p: i for i, p in enumerate(roster.players)}
         self.conv: dict[tuple[str, str], list[Sanction]] = defaultdict(list)
         self.out: dict[str, list[Sanction]] = defaultdict(list)
+        # the series' pool of status sanctions that keep their bearer out of later tournaments
+        self.series_out: dict[str, list[Sanction]] = defaultdict(list)
+        # this tournament: a removed player -> who took their place
+        self.replaced: dict[str, str] = {}
         # accumulation: team -> its counted rulings; (team, rule) -> heap of the days its
         # counted rulings stop counting; a team's ruling (seq) -> the rule that made it
         self.accum: dict[str, list[Ruling]] = defaultdict(list)
@@ -144,6 +151,39 @@ class EngineState:
         held = self.out.get(subject)
         return held is not None and any(not s.revoked for s in held)
 
+    def out_of_play(self, subject: str) -> Sanction | None:
+        """The sanction that keeps a subject from playing now, if any.
+
+        A removal from this tournament (§4 E9), or a disqualification for the series given in
+        an earlier tournament (§4 E7; whatever its validity window: «с чемпионата»).
+        """
+        for s in self.out.get(subject, ()):
+            if s.status == "removed" and not s.revoked:
+                return s
+        for s in self.series_out.get(subject, ()):
+            if not s.revoked and s.ruling is not None and s.ruling.tournament < self.t.index:
+                return s
+        return None
+
+    def check_playing(self, subject: str, field: str) -> None:
+        """Refuse to record a subject as playing (an infraction, a result) while out of play."""
+        out = self.out_of_play(subject)
+        whose = subject
+        if out is None:
+            team = self.roster.team_of.get(subject)
+            if team is not None and team != subject:
+                out, whose = self.out_of_play(team), team
+        if out is None:
+            return
+        event = out.ruling.event if out.ruling is not None else ""
+        if out.status == "removed":
+            raise RuleError("player.removed", field=field, player=subject, event=event)
+        if whose != subject:
+            raise RuleError("team.disqualified-for-series", field=field, player=subject,
+                            team=whose, event=event)
+        raise RuleError("subject.disqualified-for-series", field=field, subject=subject,
+                        event=event)
+
     # ------------------------------------------------------------------ recording
     def new_ruling(self, event: str, subject: str, infraction: str | None, cause: str,
                    day: dt.date, round_: int | None = None, judge: str | None = None,
@@ -176,8 +216,10 @@ class EngineState:
         s.ruling = ruling
         self.held[s.subject].append(s)
         validity.track_until(self, s)
-        if self.book.kind(s.kind).status:
+        if s.status:
             self.out[s.subject].append(s)
+            if s.scope == "series":
+                self.series_out[s.subject].append(s)
         if self.book.stacking and not stacking.track(self, s, ruling):
             return
         if self.book.conversions:

@@ -160,6 +160,10 @@ class KindShorthand(Model):
         return value
 
 
+Status = Literal["disqualified", "suspended", "removed"]
+Scope = Literal["tournament", "series"]
+
+
 class SanctionSpec(KindShorthand):
     """One sanction a table gives: a kind plus its parameters."""
 
@@ -171,7 +175,19 @@ class SanctionSpec(KindShorthand):
     when: Expr | None = None  # only when this condition holds
     waived_when: Annotated[list[Waiver], BeforeValidator(_as_list)] = []
     subject: Literal["offender", "team"] | None = None
+    # the status this sanction gives its bearer here, where its kind gives none (a removal
+    # of the player, not of a model: §4 E9) or another scope than its kind's (§4 E7)
+    status: Status | None = None
+    scope: Scope | None = None
+    replacement: Replacement | None = None  # who may take a removed player's place
     note: Text | None = None
+
+
+class Replacement(Model):
+    """A removed player may be replaced, by a player of the same army and/or the coach."""
+
+    by: list[Literal["same-army", "coach"]]
+    note: Note
 
 
 class Waiver(Model):
@@ -355,7 +371,9 @@ class SanctionKind(Model):
     description: Text | None = None
     rank: int
     comes_with: Annotated[list[Attachment], BeforeValidator(_as_list)] = []
-    status: Literal["disqualified", "suspended"] | None = None
+    status: Status | None = None
+    # how long its status keeps the bearer out: this tournament, or the rest of the series
+    scope: Scope = "tournament"
     lands_on: Literal["offender", "team"] = "offender"
     flag: bool = False  # a note for officials: not counted as a punishment
     tally: Literal["points", "ore"] | None = None
@@ -604,6 +622,9 @@ class Rulebook(Model):
                     for f in (spec.formula, spec.when, *(w.when for w in spec.waived_when)):
                         _check_names(f, names, f"{where}.{path}{sub}", problems)
                         _check_settings(f, self.settings, f"{where}.{path}{sub}", problems)
+                    if spec.kind in kinds:
+                        _check_status(spec, self.kind(spec.kind), f"{where}.{path}{sub}",
+                                      problems)
             for f in _conditions(inf):
                 _check_names(f, names, where, problems)
                 _check_settings(f, self.settings, where, problems)
@@ -625,6 +646,9 @@ class Rulebook(Model):
                         problems.append(f"infractions.{inf.id}.cancels: {ref!r} is not defined")
         declared = set(self.common_details).union(*(inf.details for inf in self.infractions))
         for k in self.sanctions:
+            if k.scope != "tournament" and k.status is None:
+                problems.append(f"sanctions.{k.id}.scope: only a sanction with a status "
+                                "keeps its bearer out")
             for carry in k.carry_over:
                 if carry.detail not in declared:
                     problems.append(f"sanctions.{k.id}.carry_over: {carry.detail!r} is not a "
@@ -705,6 +729,16 @@ def _check_settings(f: Formula | None, settings: dict[str, Setting], where: str,
     for name in sorted(f.settings - set(settings)):
         problems.append(f"{where}: {f.source!r} reads settings[{name!r}], which the rulebook "
                         "does not declare")
+
+
+def _check_status(spec: SanctionSpec, kind: SanctionKind, where: str,
+                  problems: list[str]) -> None:
+    status = spec.status or kind.status
+    if spec.scope is not None and status is None:
+        problems.append(f"{where}.scope: only a sanction with a status keeps its bearer out")
+    if spec.replacement is not None and status != "removed":
+        problems.append(f"{where}.replacement: only a removed player is replaced "
+                        "(status: removed)")
 
 
 def _check_names(f: Formula | None, names: frozenset[str], where: str,
