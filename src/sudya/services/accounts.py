@@ -20,6 +20,8 @@ from sqlalchemy.orm import Session
 from sudya.db import models as m
 from sudya.errors import SudyaError
 from sudya.rulebooks import loader
+from sudya.services.ledger import Ledger
+from sudya.views import TournamentView, UserView
 
 SESSION_DAYS = 7
 EXTRA_ROLES = ("organiser", "scorekeeper", "player")
@@ -132,7 +134,47 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def session_user(s: Session, token: str | None) -> m.User | None:
+def user_view(user: m.User) -> UserView:
+    """What the edges see of an account (never its password hash)."""
+    return UserView(id=user.id, username=user.username, display_name=user.display_name,
+                    person_handle=user.person_handle, lang=user.lang)
+
+
+def sign_in(ledger: Ledger, *, username: str, password: str, throttle: Throttle,
+            address: str) -> tuple[UserView, str]:
+    """Log in (one transaction): the user and the new session's token."""
+    with ledger.uow().begin() as s:
+        user, token = login(s, username=username, password=password, throttle=throttle,
+                            address=address)
+        return user_view(user), token
+
+
+def sign_out(ledger: Ledger, *, token: str | None) -> int:
+    """End the session of this token (logout); returns how many ended."""
+    with ledger.uow().begin() as s:
+        return revoke(s, token)
+
+
+def sign_out_everywhere(ledger: Ledger, *, username: str) -> int | None:
+    """End every session of a user; how many ended (None: no user by this name)."""
+    with ledger.uow().begin() as s:
+        user = s.scalar(select(m.User).where(m.User.username == username))
+        if user is None:
+            return None
+        return revoke(s, user_id=user.id)
+
+
+def add_user(ledger: Ledger, *, username: str, password: str, display_name: str | None = None,
+             person: str | None = None, roles: list[tuple[int, str]] | None = None) -> None:
+    """A new account with its roles (tournament id, role): all of it or nothing."""
+    with ledger.uow().begin() as s:
+        user = create_user(s, username=username, password=password,
+                           display_name=display_name, person=person)
+        for tournament_id, role in roles or []:
+            assign(s, user=user, tournament_id=tournament_id, role=role)
+
+
+def session_user(s: Session, token: str | None) -> UserView | None:
     """The user of a live (not expired, not revoked) session."""
     if not token:
         return None
@@ -143,7 +185,8 @@ def session_user(s: Session, token: str | None) -> m.User | None:
         tzinfo=dt.UTC)
     if expires < m.now():
         return None
-    return s.get(m.User, row.user_id)
+    user = s.get(m.User, row.user_id)
+    return None if user is None else user_view(user)
 
 
 def revoke(s: Session, token: str | None = None, *, user_id: int | None = None) -> int:
@@ -202,12 +245,13 @@ class Roles:
         return False
 
 
-def may(s: Session, user: m.User | None, action: Action, tournament: m.Tournament) -> bool:
+def may(s: Session, user: UserView | None, action: Action, tournament: TournamentView
+        ) -> bool:
     """Whether a user may do `action` in a tournament (every edge asks this)."""
     return roles_in(s, user, tournament).can(action)
 
 
-def roles_in(s: Session, user: m.User | None, tournament: m.Tournament) -> Roles:
+def roles_in(s: Session, user: UserView | None, tournament: TournamentView) -> Roles:
     """Assignments plus the judge role the tournament's staff list gives the user."""
     if user is None:
         return Roles(frozenset(), frozenset(), None, None)

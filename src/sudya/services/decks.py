@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from sudya.decks.cards import CardList, card_from_row, card_to_row, parse_card_l
 from sudya.decks.decklist import Finding
 from sudya.errors import SudyaError
 from sudya.services.ledger import Actor, Ledger, LedgerError
+from sudya.views import DecklistView
 
 # the sample card list shipped for the demo and the tests: real names, made-up costs
 SAMPLE_CARDS = Path(__file__).resolve().parent.parent / "decks" / "sample-cards.json"
@@ -47,6 +49,23 @@ def import_cards(ledger: Ledger, path: Path, *, actor: str) -> int:
     return len(cards)
 
 
+def cards_info(s: Session) -> dict[str, Any]:
+    """The card list in use, for a page: its source, size, and whether it is the sample."""
+    row = card_import(s)
+    if row is None:
+        return {"imported": False, "source": None, "count": 0, "sample": False}
+    return {"imported": True, "source": row.source, "count": row.count,
+            "at": row.created_at, "sample": row.source == SAMPLE_CARDS.name}
+
+
+def card_list(s: Session, choice: str) -> tuple[CardList | None, bool]:
+    """The cards to check against (`sample` or the imported list), and whether they are the
+    SAMPLE data."""
+    if choice == "sample":
+        return sample_cards(), True
+    return stored_cards(s), cards_info(s)["sample"]
+
+
 def stored_cards(s: Session) -> CardList | None:
     latest = s.scalar(select(func.max(d.CardImport.id)))
     if latest is None:
@@ -74,6 +93,51 @@ def register_decklist(ledger: Ledger, *, tournament: int, player: str, text: str
             s.add(d.DeckCheck(decklist_id=row.id, findings=[asdict(f) for f in findings],
                               created_by=actor.name, request_id=actor.request_id))
         return row.id
+
+
+def _request_id_for(user: str, key: str) -> str:
+    """The request id a keyed submit stores its deck list under (fits the column)."""
+    return "deck-" + hashlib.sha256(f"{user}\0{key}".encode()).hexdigest()[:58]
+
+
+def register_decklist_once(ledger: Ledger, *, user: str, key: str | None, tournament: int,
+                           player: str, text: str, fmt: str, findings: list[Finding]) -> int:
+    """Store a checked list; a double submit (same key, same user) returns the first one's id."""
+    request_id = _request_id_for(user, key) if key else None
+    if request_id is not None:
+        with ledger.factory() as s:
+            first = s.scalar(select(d.Decklist.id).where(
+                d.Decklist.request_id == request_id, d.Decklist.created_by == user,
+                d.Decklist.tournament_id == tournament))
+        if first is not None:
+            return int(first)
+    actor = Actor(name=user) if request_id is None else Actor(name=user, request_id=request_id)
+    return register_decklist(ledger, tournament=tournament, player=player, text=text,
+                             fmt=fmt, findings=findings, actor=actor)
+
+
+def _decklist_view(s: Session, row: d.Decklist) -> DecklistView:
+    check = s.scalar(select(d.DeckCheck).where(d.DeckCheck.decklist_id == row.id)
+                     .order_by(d.DeckCheck.id.desc()).limit(1))
+    return DecklistView(id=row.id, tournament_id=row.tournament_id, player=row.player,
+                        format=row.format, text=row.text, created_by=row.created_by,
+                        created_at=row.created_at,
+                        findings=None if check is None else list(check.findings))
+
+
+def decklist(s: Session, *, tournament: int, decklist_id: int) -> DecklistView | None:
+    """A list registered in this tournament, with its newest check (None: no such list)."""
+    row = s.scalar(select(d.Decklist).where(d.Decklist.tournament_id == tournament,
+                                            d.Decklist.id == decklist_id))
+    return None if row is None else _decklist_view(s, row)
+
+
+def newest_decklist(s: Session, *, tournament: int, player: str) -> DecklistView | None:
+    """The player's newest list in this tournament, with its newest check (None: none yet)."""
+    row = s.scalar(select(d.Decklist).where(d.Decklist.tournament_id == tournament,
+                                            d.Decklist.player == player)
+                   .order_by(d.Decklist.id.desc()).limit(1))
+    return None if row is None else _decklist_view(s, row)
 
 
 def decklist_status(s: Session, tournament: int) -> list[dict[str, Any]]:

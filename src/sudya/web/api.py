@@ -24,7 +24,6 @@ from fastapi.security import APIKeyCookie, HTTPBearer
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from sudya import commands
-from sudya.db import models as m
 from sudya.decks.cards import CardList
 from sudya.decks.decklist import Finding, check, compare, parse
 from sudya.decks.squad import SquadError, remedy
@@ -34,10 +33,11 @@ from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import replay
 from sudya.scenario_file import json_error, plain
-from sudya.services.accounts import Action, AuthError, Roles, login, revoke
-from sudya.services.decks import decklist_status
+from sudya.services.accounts import Action, AuthError, Roles, sign_in, sign_out
+from sudya.services.decks import card_list, decklist_status, register_decklist_once
 from sudya.services.ledger import Actor, Recorded
 from sudya.services.queries import (
+    all_tournaments,
     person_exists,
     person_history,
     tournament_standings,
@@ -48,10 +48,11 @@ from sudya.views import (
     ReplayResult,
     RulingView,
     StandingsView,
+    TournamentView,
+    UserView,
     rulings_view,
 )
 from sudya.web.context import COOKIE, Ctx, get_ctx
-from sudya.web.pages_decks import card_list, register_once
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -283,8 +284,8 @@ class Access:
     """A signed-in user's standing in one tournament."""
 
     ctx: Ctx
-    user: m.User
-    tournament: m.Tournament
+    user: UserView
+    tournament: TournamentView
     book: Rulebook
     roles: Roles
 
@@ -345,9 +346,8 @@ def _check_dates(book: Rulebook, body: InfractionIn) -> None:
              responses=_errors(400, 401, 422, 429))
 def api_login(body: LoginIn, request: Request, ctx: C) -> TokenOut:
     address = request.client.host if request.client else "?"
-    with ctx.ledger.uow().begin() as s:
-        user, token = login(s, username=body.username, password=body.password,
-                            throttle=request.app.state.throttle, address=address)
+    user, token = sign_in(ctx.ledger, username=body.username, password=body.password,
+                          throttle=request.app.state.throttle, address=address)
     return TokenOut(token=token, username=user.username, display_name=user.display_name)
 
 
@@ -355,8 +355,7 @@ def api_login(body: LoginIn, request: Request, ctx: C) -> TokenOut:
              responses=_errors(401, 403))
 def api_logout(ctx: Signed) -> Response:
     ctx.check_csrf(None)
-    with ctx.ledger.uow().begin() as s:
-        revoke(s, ctx.token)
+    sign_out(ctx.ledger, token=ctx.token)
     return Response(status_code=204)
 
 
@@ -448,13 +447,9 @@ async def replay_scenario(request: Request) -> JSONResponse:
 # ---------------------------------------------------------------------- tournaments
 @router.get("/tournaments", summary="Tournaments (public)")
 def tournaments(ctx: C) -> list[TournamentBrief]:
-    from sqlalchemy import select
-
-    rows = ctx.session.scalars(select(m.Tournament).order_by(m.Tournament.date.desc(),
-                                                             m.Tournament.id))
     return [TournamentBrief(id=t.id, name=t.name, series=t.series.name,
                             rulebook=t.series.rulebook, edition=t.edition, level=t.level,
-                            date=t.date) for t in rows]
+                            date=t.date) for t in all_tournaments(ctx.session)]
 
 
 def _visible(a: Access, rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -748,10 +743,10 @@ def deck_check(body: DeckCheckIn, ctx: Signed) -> DeckCheckOut:
     findings = check(parse(body.text), cards, book.formats[body.format], body.format)
     decklist_id = None
     if access is not None and body.player is not None:
-        decklist_id = register_once(ctx.ledger, user=access.user.username,
-                                    key=body.idempotency_key, tournament=access.tournament.id,
-                                    player=body.player, text=body.text, fmt=body.format,
-                                    findings=findings)
+        decklist_id = register_decklist_once(
+            ctx.ledger, user=access.user.username, key=body.idempotency_key,
+            tournament=access.tournament.id, player=body.player, text=body.text,
+            fmt=body.format, findings=findings)
     return DeckCheckOut(rulebook=book.id, format=body.format, sample=sample,
                         findings=[_finding(f) for f in findings],
                         player=body.player, decklist_id=decklist_id)

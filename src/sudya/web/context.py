@@ -9,11 +9,12 @@ from fastapi import Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
-from sudya.db import models as m
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.accounts import AuthError, Roles, csrf_ok, csrf_token, roles_in, session_user
 from sudya.services.ledger import Ledger
+from sudya.services.queries import find_tournament
+from sudya.views import TournamentView, UserView
 from sudya.web import i18n
 from sudya.web.app import db_session
 
@@ -28,7 +29,7 @@ class LoginRequired(Exception):
 class Ctx:
     request: Request
     session: Session
-    user: m.User | None
+    user: UserView | None
     token: str | None
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -50,14 +51,13 @@ class Ctx:
             raise AuthError(i18n.gettext("The form has expired; reload the page and try "
                                          "again."), status=403)
 
-    def need_user(self) -> m.User:
+    def need_user(self) -> UserView:
         if self.user is None:
             raise LoginRequired
         return self.user
 
-    def tournament(self, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
-        # an id no database integer holds is no tournament (not an overflow: a 500)
-        t = self.session.get(m.Tournament, tid) if 0 < tid < 2**31 else None
+    def tournament(self, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
+        t = find_tournament(self.session, tournament=tid)
         if t is None:
             raise AuthError(i18n.gettext("No such tournament."), status=404)
         book = loader.load(t.series.rulebook, t.edition)

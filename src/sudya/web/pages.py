@@ -8,20 +8,25 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import Response
-from sqlalchemy import select
 
-from sudya.db import models as m
 from sudya.engine.model import Ruling
 from sudya.errors import SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.describe import explain
 from sudya.rulebooks.schema import Infraction, Rulebook
-from sudya.services.accounts import AuthError, login, revoke
+from sudya.services.accounts import AuthError, sign_in, sign_out
 from sudya.services.appeals import requests as appeal_requests
 from sudya.services.clock import round_clock
 from sudya.services.ledger import LedgerError
-from sudya.services.queries import person_history, tournament_standings, tournament_summary
+from sudya.services.queries import (
+    all_tournaments,
+    person_history,
+    series_rulebooks,
+    tournament_standings,
+    tournament_summary,
+)
 from sudya.services.readback import stored_reason
+from sudya.views import TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
 
@@ -47,9 +52,8 @@ def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = ""
                  next: Annotated[str, Form()] = "/tournaments") -> Response:
     address = request.client.host if request.client else "?"
     try:
-        with ctx.ledger.uow().begin() as s:
-            user, token = login(s, username=username.strip(), password=password,
-                                throttle=request.app.state.throttle, address=address)
+        user, token = sign_in(ctx.ledger, username=username.strip(), password=password,
+                              throttle=request.app.state.throttle, address=address)
     except AuthError as exc:
         message = (_("Too many failed logins; wait a few minutes.") if exc.status == 429
                    else _("Wrong username or password."))
@@ -66,8 +70,7 @@ def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = ""
 @router.post("/logout")
 def logout(ctx: C, csrf: Annotated[str, Form()] = "") -> Response:
     ctx.check_csrf(csrf)
-    with ctx.ledger.uow().begin() as s:
-        revoke(s, ctx.token)
+    sign_out(ctx.ledger, token=ctx.token)
     response = see_other("/login")
     response.delete_cookie(COOKIE)
     return response
@@ -80,9 +83,7 @@ def _safe_next(url: str) -> str:
 # ---------------------------------------------------------------------- tournaments
 @router.get("/tournaments")
 def tournaments(ctx: C) -> Response:
-    rows = list(ctx.session.scalars(select(m.Tournament).order_by(m.Tournament.date.desc(),
-                                                                   m.Tournament.id)))
-    return ctx.render("tournaments.html", tournaments=rows)
+    return ctx.render("tournaments.html", tournaments=all_tournaments(ctx.session))
 
 
 @router.get("/t/{tid}")
@@ -103,7 +104,7 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
 
 
 # ---------------------------------------------------------------------- record a ruling
-def _judge_or_forbid(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Any]:
+def _judge_or_forbid(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Any]:
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
     if not roles.can("rule"):
@@ -258,8 +259,7 @@ def person(ctx: C, tid: int, handle: str) -> Response:
     if not roles.can("view-all") and roles.person != handle:
         raise forbid(_("Players see only their own record."))
     entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today())]
-    rulebook_of = {name: rid for name, rid in ctx.session.execute(
-        select(m.Series.name, m.Series.rulebook))}
+    rulebook_of = series_rulebooks(ctx.session)
     for e in entries:  # names in the reader's language, from the edition each ruling used
         try:
             their = loader.load(rulebook_of[e["series"]], e["edition"])

@@ -12,13 +12,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import ruling_json
 from sudya.services import appeals as service
 from sudya.services.accounts import Roles
+from sudya.services.common import command
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import tournament_summary
+from sudya.views import TournamentView
 from sudya.web import i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -29,7 +30,7 @@ OUTCOMES = ("upheld", "overturned", "frivolous")
 BACK = {"appeals": "appeals", "pending": "pending"}
 
 
-def _member(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
+def _member(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
     if not roles.names:
@@ -58,7 +59,7 @@ def frivolous(book: Rulebook) -> dict[str, Any] | None:
     return {"options": options, "points": points}
 
 
-def appeal_context(ctx: Ctx, t: m.Tournament, book: Rulebook, roles: Roles,
+def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
                    summary: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the appeals page (and the pending page) show, filtered to what the user may see."""
     s = ctx.session
@@ -107,7 +108,7 @@ def _role_name(book: Rulebook, role: str | None) -> str:
     return i18n.text(spec.name) if spec is not None else (role or "")
 
 
-def render(ctx: Ctx, t: m.Tournament, book: Rulebook, roles: Roles, *, status: int = 200,
+def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status: int = 200,
            errors: dict[str, dict[str, str]] | None = None,
            values: dict[str, Any] | None = None, filed: str | None = None,
            appealed: str | None = None) -> Response:
@@ -162,8 +163,6 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
     ctx.check_csrf(str(form.get("csrf", "")))
     back = BACK.get(str(form.get("back", "")), "appeals")
     key = views.form_key(form)
-    if views.already_done(ctx.session, key):  # a double submit: the first one was stored
-        return views.done(request, f"/t/{tid}/{back}")
     of = str(form.get("of", ""))
     outcome = str(form.get("outcome", ""))
     values = {"form": "appeal", "of": of, "outcome": outcome,
@@ -172,9 +171,10 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
     errors: dict[str, str] = {}
     request_row = next((a for a in service.requests(ctx.session, tid) if a["event"] == of),
                        None)
+    decided = request_row is not None and request_row["decision"] is not None
     if request_row is None:
         errors["of"] = _("Nobody has appealed this ruling.")
-    elif request_row["decision"] is not None:
+    elif decided:
         errors["of"] = _("This appeal is already decided.")
     if outcome not in OUTCOMES:
         errors["outcome"] = _("Choose the decision on the appeal.")
@@ -183,15 +183,21 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
         choice, problem = views.parse_choice(form)
         if problem:
             errors["choice"] = problem
-    if not errors:
+    # decided already, and only that is wrong: if by this very form (a double submit), the
+    # ledger answers the retry of its key with the first answer; anything else it refuses
+    double = decided and key is not None and set(errors) == {"of"}
+    if not errors or double:
         try:
-            ctx.ledger.appeal(tournament=tid, of=of, outcome=outcome, judge=roles.judge_handle,
-                              choice=choice, idempotency_key=key, actor=views.actor(ctx))
+            cmd = command("appeal", {"of": of, "outcome": outcome,
+                                     "judge": roles.judge_handle, "choice": choice})
+            ctx.ledger.execute(tid, cmd, idempotency_key=key, actor=views.actor(ctx))
         except LedgerError as exc:
-            errors[views.error_field(exc.field, ("outcome", "choice"), "of")] = \
-                i18n.error(exc, book)
+            if not double:
+                errors[views.error_field(exc.field, ("outcome", "choice"), "of")] = \
+                    i18n.error(exc, book)
         else:
-            return views.done(request, f"/t/{tid}/{back}?appealed={of}")
+            return views.done(request, f"/t/{tid}/{back}" if double
+                              else f"/t/{tid}/{back}?appealed={of}")
     if back == "pending":
         from sudya.web.pages_pending import render as render_pending
 

@@ -7,7 +7,6 @@ has a one-step button that records the infraction, with its sub-item, for the pl
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -15,27 +14,23 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
-from sudya.db import deck_models as d
-from sudya.db import models as m
-from sudya.decks.cards import CardList
 from sudya.decks.decklist import Finding, check, compare, parse
 from sudya.decks.squad import SquadError, remedy
 from sudya.messages import render
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.accounts import AuthError, Roles
 from sudya.services.decks import (
-    SAMPLE_CARDS,
-    card_import,
+    card_list,
+    cards_info,
+    decklist,
     decklist_status,
-    register_decklist,
-    sample_cards,
-    stored_cards,
+    newest_decklist,
+    register_decklist_once,
 )
-from sudya.services.ledger import Actor, Ledger, LedgerError
-from sudya.services.queries import event_by_key
+from sudya.services.ledger import LedgerError
+from sudya.services.queries import tournament_players
+from sudya.views import DecklistView, TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -51,7 +46,7 @@ ListId = Annotated[int | None, Query(alias="list", ge=1, le=forms.MOST)]  # a st
 
 # ---------------------------------------------------------------------- shared
 def judge_or_forbid(ctx: Ctx, tid: int, need: str | None = None
-                    ) -> tuple[m.Tournament, Rulebook, Roles]:
+                    ) -> tuple[TournamentView, Rulebook, Roles]:
     """A judge who gives rulings here; `need`: the rulebook part the page uses."""
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
@@ -62,30 +57,14 @@ def judge_or_forbid(ctx: Ctx, tid: int, need: str | None = None
     return t, book, roles
 
 
-def players(s: Session, tid: int) -> list[str]:
-    return list(s.scalars(select(m.Person.handle).join(m.Entry).where(
-        m.Entry.tournament_id == tid).order_by(m.Entry.id)))
-
-
-def cards_info(s: Session) -> dict[str, Any]:
-    """The card list in use, for the page: its source, size, and whether it is the sample."""
-    row = card_import(s)
-    if row is None:
-        return {"imported": False, "source": None, "count": 0, "sample": False}
-    return {"imported": True, "source": row.source, "count": row.count,
-            "at": row.created_at, "sample": row.source == SAMPLE_CARDS.name}
-
-
-def card_list(s: Session, choice: str) -> tuple[CardList | None, bool]:
-    """The cards to check against, and whether they are the SAMPLE data."""
-    if choice == "sample":
-        return sample_cards(), True
-    return stored_cards(s), cards_info(s)["sample"]
-
-
 def no_cards_message() -> str:
     return _("No card list is imported. The organiser imports the real one (sudya cards "
              "import FILE); until then you may check against the SAMPLE list.")
+
+
+def players(ctx: Ctx, tid: int) -> list[str]:
+    """The tournament's players, for the forms' choices."""
+    return tournament_players(ctx.session, tournament=tid)
 
 
 def say(code: str, params: Mapping[str, Any] | None, book: Rulebook | None = None) -> str:
@@ -108,27 +87,6 @@ def findings_view(book: Rulebook, findings: list[dict[str, Any]]) -> list[dict[s
 
 def as_dicts(findings: list[Finding]) -> list[dict[str, Any]]:
     return [asdict(f) for f in findings]
-
-
-def request_id_for(user: str, key: str) -> str:
-    """The request id a keyed submit stores its deck list under (fits the column)."""
-    return "deck-" + hashlib.sha256(f"{user}\0{key}".encode()).hexdigest()[:58]
-
-
-def register_once(ledger: Ledger, *, user: str, key: str | None, tournament: int,
-                  player: str, text: str, fmt: str, findings: list[Finding]) -> int:
-    """Store a checked list; a double submit (same key) returns the first one's id."""
-    request_id = request_id_for(user, key) if key else None
-    if request_id is not None:
-        with ledger.factory() as s:
-            first = s.scalar(select(d.Decklist.id).where(
-                d.Decklist.request_id == request_id, d.Decklist.created_by == user,
-                d.Decklist.tournament_id == tournament))
-        if first is not None:
-            return int(first)
-    actor = Actor(name=user) if request_id is None else Actor(name=user, request_id=request_id)
-    return register_decklist(ledger, tournament=tournament, player=player, text=text,
-                             fmt=fmt, findings=findings, actor=actor)
 
 
 def seat_name(seat: str) -> str:
@@ -162,16 +120,16 @@ def decks(ctx: C, tid: int) -> Response:
 
 
 # ---------------------------------------------------------------------- check a list
-def _check_page(ctx: Ctx, t: m.Tournament, book: Rulebook, *, status: int = 200,
+def _check_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 200,
                 values: dict[str, str], errors: dict[str, str] | None = None,
-                listed: d.Decklist | None = None, findings: list[dict[str, Any]] | None = None,
+                listed: DecklistView | None = None, findings: list[dict[str, Any]] | None = None,
                 checked: bool = False, sample: bool = False) -> Response:
     info = cards_info(ctx.session)
     fmt = book.formats.get(listed.format or "") if listed is not None else None
     return ctx.render(
         "decks_check.html", status=status, t=t, book=book,
         listed_format=i18n.text(fmt.name) if fmt else (listed.format if listed else "") or "—",
-        players=players(ctx.session, t.id), values=values, errors=errors or {},
+        players=players(ctx, t.id), values=values, errors=errors or {},
         formats=[(fid, i18n.text(f.name)) for fid, f in book.formats.items()],
         cards=info, listed=listed, findings=findings_view(book, findings or []),
         checked=checked, sample=sample or (listed is not None and info["sample"]))
@@ -187,14 +145,12 @@ def check_form(ctx: C, tid: int, player: str = "",
               "cards": "sample" if cards == "sample" else "imported"}
     if list_id is None:
         return _check_page(ctx, t, book, values=values)
-    listed = ctx.session.get(d.Decklist, list_id)
-    if listed is None or listed.tournament_id != t.id:
+    listed = decklist(ctx.session, tournament=t.id, decklist_id=list_id)
+    if listed is None:
         raise AuthError(_("No such deck list."), status=404)
-    done = ctx.session.scalar(select(d.DeckCheck).where(d.DeckCheck.decklist_id == listed.id)
-                              .order_by(d.DeckCheck.id.desc()).limit(1))
     values.update(player=listed.player, format=listed.format or first, text=listed.text)
     return _check_page(ctx, t, book, values=values, listed=listed,
-                       findings=done.findings if done else [], checked=done is not None,
+                       findings=listed.findings or [], checked=listed.findings is not None,
                        sample=cards == "sample")
 
 
@@ -207,7 +163,7 @@ async def check_submit(ctx: C, tid: int, request: Request) -> Response:
               "format": str(form.get("format", "")).strip(), "text": _text(form, "text"),
               "cards": "sample" if form.get("cards") == "sample" else "imported"}
     errors: dict[str, str] = {}
-    if values["player"] not in players(ctx.session, tid):
+    if values["player"] not in players(ctx, tid):
         errors["player"] = _("Choose the player.")
     if values["format"] not in book.formats:
         errors["format"] = _("Unknown format: %(format)s. Choose one of the list.",
@@ -226,10 +182,10 @@ async def check_submit(ctx: C, tid: int, request: Request) -> Response:
     findings = check(parse(values["text"]), cards, book.formats[fmt], fmt)
     user = ctx.need_user()
     try:
-        lid = register_once(ctx.ledger, user=user.username,
-                            key=views.form_key(form), tournament=tid,
-                            player=values["player"], text=values["text"], fmt=fmt,
-                            findings=findings)
+        lid = register_decklist_once(ctx.ledger, user=user.username,
+                                     key=views.form_key(form), tournament=tid,
+                                     player=values["player"], text=values["text"], fmt=fmt,
+                                     findings=findings)
     except LedgerError as exc:
         field = exc.field if exc.field in ("player",) else "text"
         errors[field] = i18n.error(exc)
@@ -244,18 +200,16 @@ def compare_form(ctx: C, tid: int, player: str = "",
                  list_id: ListId = None) -> Response:
     t, book, _roles = judge_or_forbid(ctx, tid, "formats")
     values = {"player": player, "decklist": "", "deck": ""}
-    query = select(d.Decklist).where(d.Decklist.tournament_id == tid)
     listed = None
     if list_id is not None:
-        listed = ctx.session.scalar(query.where(d.Decklist.id == list_id))
+        listed = decklist(ctx.session, tournament=tid, decklist_id=list_id)
         if listed is None:
             raise AuthError(_("No such deck list."), status=404)
     elif player:  # the player's newest list
-        listed = ctx.session.scalar(query.where(d.Decklist.player == player)
-                                    .order_by(d.Decklist.id.desc()).limit(1))
+        listed = newest_decklist(ctx.session, tournament=tid, player=player)
     if listed is not None:
         values.update(player=listed.player, decklist=listed.text)
-    return ctx.render("decks_compare.html", t=t, book=book, players=players(ctx.session, tid),
+    return ctx.render("decks_compare.html", t=t, book=book, players=players(ctx, tid),
                       values=values, errors={}, findings=None)
 
 
@@ -267,7 +221,7 @@ async def compare_submit(ctx: C, tid: int, request: Request) -> Response:
     values = {"player": str(form.get("player", "")).strip(),
               "decklist": _text(form, "decklist"), "deck": _text(form, "deck")}
     errors: dict[str, str] = {}
-    people = players(ctx.session, tid)
+    people = players(ctx, tid)
     if values["player"] and values["player"] not in people:
         errors["player"] = _("Choose the player.")
     for field, message in (("decklist", _("Paste the deck list.")),
@@ -291,12 +245,12 @@ def _lines(text: str) -> list[str]:
             if part.strip()]
 
 
-def _squad_page(ctx: Ctx, t: m.Tournament, book: Rulebook, *, status: int = 200,
+def _squad_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 200,
                 values: dict[str, str], errors: dict[str, str] | None = None,
                 result: dict[str, Any] | None = None) -> Response:
     assert book.squad is not None
     return ctx.render("decks_squad.html", status=status, t=t, book=book,
-                      players=players(ctx.session, t.id), values=values, errors=errors or {},
+                      players=players(ctx, t.id), values=values, errors=errors or {},
                       seats=[(s, seat_name(s)) for s in book.squad.budgets],
                       cards=cards_info(ctx.session), result=result,
                       can_record=book.infraction(OVERSPEND) is not None,
@@ -323,7 +277,7 @@ async def squad_submit(ctx: C, tid: int, request: Request) -> Response:
               "seed": str(form.get("seed", "")).strip(), "drawn": _text(form, "drawn"),
               "cards": "sample" if form.get("cards") == "sample" else "imported"}
     errors: dict[str, str] = {}
-    if values["player"] and values["player"] not in players(ctx.session, tid):
+    if values["player"] and values["player"] not in players(ctx, tid):
         errors["player"] = _("Choose the player.")
     names = _lines(values["squad"])
     if not names:
@@ -377,11 +331,7 @@ async def record_finding(ctx: C, tid: int, request: Request) -> Response:
     t, book, roles = judge_or_forbid(ctx, tid)
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
-    key = views.form_key(form)
-    if key is not None:
-        first = event_by_key(ctx.session, key)
-        if first is not None:  # a double submit: the first one was recorded
-            return views.done(request, f"/t/{tid}?recorded={first.ext_id}")
+    key = views.form_key(form)  # a double submit gets the ledger's first answer
     player = str(form.get("player", "")).strip()
     infraction = str(form.get("infraction", "")).strip()
     item = str(form.get("item", "")).strip()
@@ -391,7 +341,7 @@ async def record_finding(ctx: C, tid: int, request: Request) -> Response:
         problems.append(_("Unknown infraction: %(id)s.", id=infraction or "—"))
     elif inf.items and item not in inf.items:
         problems.append(_("Unknown sub-item: %(item)s.", item=item or "—"))
-    if player not in players(ctx.session, tid):
+    if player not in players(ctx, tid):
         problems.append(_("Choose the player."))
     details: dict[str, Any] = {"item": item} if item else {}
     if infraction == OVERSPEND:

@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import tournament_summary
+from sudya.views import TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -24,7 +24,7 @@ FORMS = {
 }
 
 
-def _organiser(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook]:
+def _organiser(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook]:
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
     if not roles.can("manage"):
@@ -32,7 +32,7 @@ def _organiser(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook]:
     return t, book
 
 
-def _page(ctx: Ctx, t: m.Tournament, book: Rulebook, status: int = 200,
+def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
           **data: Any) -> Response:
     summary = tournament_summary(ctx.session, t.id)
     roles = [(rid, i18n.text(role.name)) for rid, role in book.roles.items()]

@@ -7,16 +7,19 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
-from sqlalchemy import select
 
-from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.accounts import AuthError, Roles
 from sudya.services.clock import round_clock, rounds, start_round
 from sudya.services.ledger import LedgerError
-from sudya.services.queries import tournament_roster, tournament_standings, tournament_summary
-from sudya.services.readback import series_rulings
-from sudya.views import SubjectView, subjects_view
+from sudya.services.queries import (
+    team_name,
+    tournament_results,
+    tournament_standings,
+    tournament_subjects,
+    tournament_summary,
+)
+from sudya.views import SubjectView, TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -37,15 +40,12 @@ def team(ctx: C, tid: int, handle: str) -> Response:
     members = summary["teams"].get(handle)
     if members is None:
         raise AuthError(_("No such team."), status=404)
-    row = ctx.session.scalar(select(m.Team).where(m.Team.series_id == t.series_id,
-                                                  m.Team.handle == handle))
+    name = team_name(ctx.session, series=t.series.id, handle=handle)
     rulings = [views.ruling(book, r) for r in summary["rulings"]]
     about_team = [r for r in rulings if r["subject"] == handle
                   or any(s.get("subject") == handle for s in r["sanctions"])]
     about_members = [r for r in rulings if r["subject"] in members]
-    engine_rulings = [r for r in series_rulings(ctx.session, t.series_id)
-                      if r.tournament == t.position]
-    tally = subjects_view(book, tournament_roster(ctx.session, t), engine_rulings)
+    tally = tournament_subjects(ctx.session, tournament=t.id)
     mine = tally.get(handle) or SubjectView(status="active", sanctions={}, points=0, ore=0)
     kinds = [{"name": views.kind_name(book, k), "kind": k, "count": n}
              for k, n in mine.sanctions.items()]
@@ -59,14 +59,14 @@ def team(ctx: C, tid: int, handle: str) -> Response:
     return ctx.render("team.html", t=t, book=book, roles=roles, handle=handle,
                       status_text=statuses.get(mine.status, mine.status),
                       kind_names=kind_names,
-                      name=row.name if row else handle, members=members, tally=mine,
+                      name=name or handle, members=members, tally=mine,
                       kinds=kinds, standing=standing, about_team=about_team,
                       about_members=about_members,
                       member_tally={p: tally.get(p) for p in members})
 
 
 # ---------------------------------------------------------------------- results entry
-def _scorekeeper(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
+def _scorekeeper(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
     if not roles.can("results"):
@@ -74,12 +74,11 @@ def _scorekeeper(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
     return t, book, roles
 
 
-def _results_page(ctx: Ctx, t: m.Tournament, book: Rulebook, *, status: int = 200,
+def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 200,
                   values: dict[str, str] | None = None, errors: dict[str, str] | None = None,
                   entered: bool = False) -> Response:
     summary = tournament_summary(ctx.session, t.id)
-    rows = list(ctx.session.scalars(select(m.Result).where(m.Result.tournament_id == t.id)
-                                    .order_by(m.Result.id.desc())))
+    rows = tournament_results(ctx.session, tournament=t.id)
     clock = round_clock(ctx.session, t.id)
     default_round = str(clock["round"]) if clock else ""
     return ctx.render("results.html", status=status, t=t, book=book,
@@ -132,7 +131,7 @@ async def results_submit(ctx: C, tid: int, request: Request) -> Response:
 
 
 # ---------------------------------------------------------------------- the round clock
-def _organiser(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
+def _organiser(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
     if not roles.can("manage"):
@@ -140,7 +139,7 @@ def _organiser(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
     return t, book, roles
 
 
-def _rounds_page(ctx: Ctx, t: m.Tournament, *, status: int = 200,
+def _rounds_page(ctx: Ctx, t: TournamentView, *, status: int = 200,
                  values: dict[str, str] | None = None, errors: dict[str, str] | None = None,
                  started: bool = False) -> Response:
     clock = round_clock(ctx.session, t.id)

@@ -7,12 +7,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
+from starlette.datastructures import FormData
 
-from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.accounts import Roles
-from sudya.services.ledger import LedgerError
+from sudya.services.common import command
+from sudya.services.ledger import LedgerError, Recorded
 from sudya.services.queries import tournament_summary
+from sudya.views import TournamentView
 from sudya.web import i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -21,7 +23,7 @@ C = Annotated[Ctx, Depends(get_ctx)]
 _ = i18n.gettext
 
 
-def _decider(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
+def _decider(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
     if not roles.can("decide"):
@@ -29,7 +31,7 @@ def _decider(ctx: Ctx, tid: int) -> tuple[m.Tournament, Rulebook, Roles]:
     return t, book, roles
 
 
-def render(ctx: Ctx, t: m.Tournament, book: Rulebook, roles: Roles, *, status: int = 200,
+def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status: int = 200,
            errors: dict[str, dict[str, str]] | None = None,
            values: dict[str, Any] | None = None, decided: str | None = None,
            appealed: str | None = None) -> Response:
@@ -66,30 +68,48 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     key = views.form_key(form)
-    if views.already_done(ctx.session, key):  # a double submit: the first one was stored
-        return views.done(request, f"/t/{tid}/pending")
     of = str(form.get("of", ""))
     summary = tournament_summary(ctx.session, tid)
     target = next((r for r in summary["rulings"] if r["pending"] and r["event"] == of), None)
-    errors: dict[str, str] = {}
     values: dict[str, Any] = {"form": "decide", "of": of,
                               "choice": str(form.get("choice", "")),
                               "choice_points": str(form.get("choice_points", "")),
                               "sanctions": [str(k) for k in form.getlist("sanction")],
                               "amounts": {}}
-    args: dict[str, Any] = {}
     if target is None:
-        errors["of"] = _("This ruling no longer waits for a decision.")
-    elif target.get("aggravated"):
+        if key is not None and _stored_already(ctx, tid, book, roles, summary, form, key):
+            return views.done(request, f"/t/{tid}/pending")  # a double submit
+        errors = {"of": _("This ruling no longer waits for a decision.")}
+    else:
+        args, errors, values["amounts"] = _decision(book, target, form)
+        if not errors:
+            try:
+                _execute(ctx, tid, roles, of, args, key)
+            except LedgerError as exc:
+                field = views.error_field(exc.field, ("choice", "sanctions"), "of")
+                errors[field] = _refusal(book, target, exc)
+            else:
+                return views.done(request, f"/t/{tid}/pending?decided={of}")
+    return render(ctx, t, book, roles, status=422, errors={of: errors}, values=values)
+
+
+def _decision(book: Rulebook, target: dict[str, Any], form: FormData
+              ) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """The decision a form asks for on a pending ruling: its arguments, the form's errors and
+    the amounts as typed."""
+    errors: dict[str, str] = {}
+    amounts: dict[str, str] = {}
+    args: dict[str, Any] = {}
+    if target.get("aggravated"):
         decided: list[dict[str, Any]] = []
-        for kind in values["sanctions"]:
+        for kind in [str(k) for k in form.getlist("sanction")]:
             try:
                 spec = book.kind(kind)
             except KeyError:
                 errors["sanctions"] = _("Unknown sanction: %(kind)s.", kind=kind)
                 continue
             raw = str(form.get(f"amount.{kind}", "")).strip()
-            values["amounts"][kind] = raw
+            amounts[kind] = raw
             item: dict[str, Any] = {"kind": kind}
             if raw:
                 try:
@@ -111,16 +131,35 @@ async def decide(ctx: C, tid: int, request: Request) -> Response:
         elif choice is None:
             errors["choice"] = _("Choose one.")
         args["choice"] = choice
-    if not errors:
-        try:
-            ctx.ledger.decide(tournament=tid, of=of, judge=roles.judge_handle,
-                              idempotency_key=key, actor=views.actor(ctx), **args)
-        except LedgerError as exc:
-            field = views.error_field(exc.field, ("choice", "sanctions"), "of")
-            errors[field] = _refusal(book, target, exc)
-        else:
-            return views.done(request, f"/t/{tid}/pending?decided={of}")
-    return render(ctx, t, book, roles, status=422, errors={of: errors}, values=values)
+    return args, errors, amounts
+
+
+def _execute(ctx: Ctx, tid: int, roles: Roles, of: str, args: dict[str, Any],
+             key: str | None) -> Recorded:
+    """The decision through the ledger, as the signed-in judge."""
+    cmd = command("decision", {"of": of, "judge": roles.judge_handle,
+                               "sanctions": args.get("sanctions"),
+                               "choice": args.get("choice"), "date": None})
+    return ctx.ledger.execute(tid, cmd, idempotency_key=key, actor=views.actor(ctx))
+
+
+def _stored_already(ctx: Ctx, tid: int, book: Rulebook, roles: Roles,
+                    summary: dict[str, Any], form: FormData, key: str) -> bool:
+    """This very form was stored before (a double submit): the ledger answers a retry of the
+    same key with its first answer, and refuses the same key for anything else."""
+    of = str(form.get("of", ""))
+    settled = next((r for r in summary["rulings"]
+                    if r["event"] == of and r.get("resolved_by")), None)
+    if settled is None:
+        return False
+    args, errors, _amounts = _decision(book, settled, form)
+    if errors:
+        return False
+    try:
+        _execute(ctx, tid, roles, of, args, key)
+    except LedgerError:  # decided by another form: the engine refuses a second decision
+        return False
+    return True  # the ledger's first answer (Recorded.retried): nothing new was stored
 
 
 def _refusal(book: Rulebook, target: dict[str, Any] | None, exc: LedgerError) -> str:

@@ -7,11 +7,8 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.responses import Response
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
-from sudya.db import models as m
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.accounts import AuthError
 from sudya.services.ledger import Actor
@@ -107,12 +104,6 @@ def form_key(form: FormData) -> str | None:
     if len(key) > 100:
         raise AuthError(_("This form is damaged: reload the page."), status=400)
     return key or None
-
-
-def already_done(s: Session, key: str | None) -> bool:
-    """A ledger event was stored under this idempotency key (a double submit)."""
-    return bool(key) and s.scalar(select(m.Event.id).where(
-        m.Event.idempotency_key == key)) is not None
 
 
 def actor(ctx: Ctx) -> Actor:
