@@ -142,14 +142,14 @@ def tournament_create(
     db: Db = None,
 ) -> None:
     """Новый турнир (и серия, если её нет). A new tournament (and series if needed)."""
-    from sudya.db import models as m
+    from sudya.services.queries import series_exists
 
     ledger = _ledger(db)
     day = _date(date, "--date")
     assert day is not None
     settings = _details(setting or [], "--setting")
     with ledger.factory() as s:
-        exists = s.query(m.Series.id).filter(m.Series.name == series).first() is not None
+        exists = series_exists(s, name=series)
     if not exists and rulebook is None:
         raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
     tid = ledger.create_tournament(series=series, name=name, date=day, level=level,
@@ -161,13 +161,13 @@ def tournament_create(
 @tournament_app.command("list")
 def tournament_list(db: Db = None) -> None:
     """Все турниры. Every tournament with its series, rulebook and edition."""
-    from sudya.db import models as m
+    from sudya.services.queries import all_tournaments
 
     ledger = _ledger(db)
     table = Table("id", "серия / series", "турнир / tournament", "дата", "регламент", "ред.",
                   "уровень")
     with ledger.factory() as s:
-        for t in s.query(m.Tournament).order_by(m.Tournament.id):
+        for t in sorted(all_tournaments(s), key=lambda t: t.id):
             table.add_row(str(t.id), t.series.name, t.name, t.date.isoformat(),
                           t.series.rulebook, t.edition, t.level or "—")
     out.print(table)
@@ -458,34 +458,27 @@ def user_add(username: Annotated[str, typer.Argument()],
                  help="TOURNAMENT:ROLE (organiser, scorekeeper, player)")] = None,
              db: Db = None) -> None:
     """Учётная запись веб-приложения. Add a web app account (argon2 password hash)."""
-    from sudya.services.accounts import assign, create_user
+    from sudya.services.accounts import add_user
 
-    ledger = _ledger(db)
-    with ledger.uow().begin() as s:
-        user = create_user(s, username=username, password=password, display_name=name,
-                           person=person)
-        for item in role or []:
-            tid, sep, what = item.partition(":")
-            if not sep or not tid.isdigit():
-                raise UsageError(f"--role: write TOURNAMENT:ROLE, got {item!r}")
-            assign(s, user=user, tournament_id=int(tid), role=what)
+    roles: list[tuple[int, str]] = []
+    for item in role or []:
+        tid, sep, what = item.partition(":")
+        if not sep or not tid.isdigit():
+            raise UsageError(f"--role: write TOURNAMENT:ROLE, got {item!r}")
+        roles.append((int(tid), what))
+    add_user(_ledger(db), username=username, password=password, display_name=name,
+             person=person, roles=roles)
     out.print(f"{username}")
 
 
 @user_app.command("revoke-sessions")
 def user_revoke(username: Annotated[str, typer.Argument()], db: Db = None) -> None:
     """Закрыть все сессии пользователя. Sign a user out everywhere."""
-    from sqlalchemy import select
+    from sudya.services.accounts import sign_out_everywhere
 
-    from sudya.db import models as m
-    from sudya.services.accounts import revoke
-
-    ledger = _ledger(db)
-    with ledger.uow().begin() as s:
-        user = s.scalar(select(m.User).where(m.User.username == username))
-        if user is None:
-            raise UsageError(f"USERNAME: unknown user {username!r}")
-        count = revoke(s, user_id=user.id)
+    count = sign_out_everywhere(_ledger(db), username=username)
+    if count is None:
+        raise UsageError(f"USERNAME: unknown user {username!r}")
     out.print(f"{count}")
 
 
