@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,21 @@ def test_unknown_rulebook_is_one_error_finding() -> None:
     (finding,) = lint("chess")
     assert finding.severity == "error"
     assert "unknown rulebook 'chess'" in finding.line()
+
+
+def test_every_erratum_is_listed_with_its_number() -> None:
+    """regulations.md §4 E1–E10 each have a reading in a bundled rulebook, and lint names the
+    erratum on every note whose source cites it (E11 is presentation: no rule to note)."""
+    seen: set[str] = set()
+    for rid in BUNDLED_IDS:
+        for f in lint(rid):
+            for number in re.findall(r"§4 (E\d+)", f.message):
+                assert f"({number}" in f.message or f", {number}" in f.message, f.line()
+                seen.add(number)
+    assert seen == {f"E{n}" for n in range(1, 11)}
+
+
+def test_errata_are_numbered_in_russian_too() -> None:
+    findings = lint("team-wargame", "ru")
+    one(findings, "infractions.intoxication", "толкование: (поправка 9) ")
+    one(findings, "infractions.intoxication", "примечание: (поправка 9) ", "коуча")

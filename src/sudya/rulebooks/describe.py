@@ -44,6 +44,14 @@ LABELS = {
         "special": "Особые правила",
         "amount": "объём",
         "lands_on_team": "команде",
+        "default": "без выбора судьи",
+        "removed": "игрок удаляется с турнира",
+        "replacement": "с правом замены: {by}",
+        "same-army": "игрок той же армии",
+        "coach": "коуч",
+        "scope_series": "до конца серии турниров",
+        "scope_tournament": "до конца турнира",
+        "waived": "Не даётся «{kind}», если {when}",
     },
     "en": {
         "penalty": "Penalty",
@@ -72,6 +80,14 @@ LABELS = {
         "special": "Special rules",
         "amount": "amount",
         "lands_on_team": "to the team",
+        "default": "if the judge chooses nothing",
+        "removed": "the player leaves the tournament",
+        "replacement": "may be replaced by {by}",
+        "same-army": "a player of the same army",
+        "coach": "the coach",
+        "scope_series": "for the rest of the series",
+        "scope_tournament": "for the rest of the tournament",
+        "waived": "No «{kind}» if {when}",
     },
 }
 
@@ -105,6 +121,13 @@ def sanction_text(book: Rulebook, spec: SanctionSpec, lang: str, attachments: bo
         params.append(spec.score)
     if spec.when is not None:
         params.append(f"если {spec.when.source}" if lang == "ru" else f"if {spec.when.source}")
+    if spec.status == "removed":
+        params.append(label(lang, "removed"))
+    if spec.replacement is not None:
+        params.append(label(lang, "replacement", by=", ".join(
+            label(lang, by) for by in spec.replacement.by)))
+    if spec.scope is not None and spec.scope != kind.scope:
+        params.append(label(lang, f"scope_{spec.scope}"))
     out = name + (f" [{', '.join(params)}]" if params else "")
     if attachments:
         extra = _attachments(book, spec.kind, lang)
@@ -134,7 +157,9 @@ def outcome_text(book: Rulebook, outcome: Outcome | None, lang: str) -> str:
         parts.append(" + ".join(sanction_text(book, s, lang) for s in outcome.sanctions))
     if outcome.is_choice:
         options = [
-            f"{name}: " + (" + ".join(sanction_text(book, s, lang) for s in specs) or "—")
+            f"{text(outcome.option_names.get(name), lang) or name}"
+            + (f" ({label(lang, 'default')})" if name == outcome.default else "") + ": "
+            + (" + ".join(sanction_text(book, s, lang) for s in specs) or "—")
             for name, specs in outcome.options.items()
         ]
         if outcome.points:
@@ -234,14 +259,30 @@ def explain(book: Rulebook, inf: Infraction, lang: str = "ru") -> Explanation:
         for np in var.no_penalty_when:
             exp.lines.append(f"  {label(lang, 'no_penalty')} {np.when.source}: "
                              f"{note_text(np.note, lang)}")
+    for _path, outcome in _outcomes(inf):
+        for _sub, spec in _specs(outcome):
+            for w in spec.waived_when:
+                exp.lines.append(label(lang, "waived", kind=text(book.kind(spec.kind).name, lang),
+                                       when=w.when.source) + f": {note_text(w.note, lang)}")
+            if spec.replacement is not None:
+                exp.lines.append(f"{label(lang, 'special')}: "
+                                 f"{note_text(spec.replacement.note, lang)}")
+    kind_readings: list[Note] = []
+    rescoped = {spec.kind for _path, outcome in _outcomes(inf) for _sub, spec in _specs(outcome)
+                if spec.scope is not None}
     for kind in _kinds_given(book, inf):
         rules = [*([kind.issued_only_by.note] if kind.issued_only_by else []),
                  *([kind.lost_while.note] if kind.lost_while else []),
                  *(carry.note for carry in kind.carry_over)]
         exp.lines += [f"{label(lang, 'special')}: {note_text(n, lang)}" for n in rules]
+        if kind.status is not None and kind.id not in rescoped:
+            exp.lines.append(f"{label(lang, 'special')}: {text(kind.name, lang)} — "
+                             f"{label(lang, f'scope_{kind.scope}')}")
+        kind_readings += [n for n in kind.interpretation if n not in kind_readings]
     if inf.before_calling_judge:
         exp.lines.append(f"{label(lang, 'before')}: {text(inf.before_calling_judge, lang)}")
-    exp.interpretations = [note_text(n, lang) for n in inf.interpretation]
+    # the infraction's own readings, then those of the sanctions it gives (§4 E7, E8 …)
+    exp.interpretations = [note_text(n, lang) for n in [*inf.interpretation, *kind_readings]]
     exp.conflicts = [note_text(n, lang) for n in inf.conflicts]
     exp.notes = [note_text(n, lang) for n in inf.notes]
     return exp

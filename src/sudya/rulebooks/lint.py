@@ -1,8 +1,19 @@
-"""A linter for regulations: what a rulebook gets wrong, and every place someone had to choose."""
+"""A linter for regulations: what a rulebook gets wrong, and every place someone had to choose.
+
+Every interpretation and source conflict is a note; one whose source cites an erratum of
+regulations.md §4 («§4 E3») names it, and every other note of the rulebook that cites an
+erratum (a waiver, a carry-over, a replacement…) is listed too, so the errata's readings can be
+checked one by one.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
 
 from sudya.errors import RulebookError
 from sudya.rulebooks import loader
@@ -126,15 +137,34 @@ def _unused_kinds(book: Rulebook) -> list[Finding]:
             for k in book.sanctions if k.id not in used]
 
 
+ERRATUM = re.compile(r"§4 (E\d+)")
+
+
+def errata(source: str) -> list[str]:
+    """The errata of regulations.md §4 a source cites («regulations.md §4 E3» -> ["E3"])."""
+    return ERRATUM.findall(source)
+
+
 def _recorded_notes(book: Rulebook, lang: str) -> list[Finding]:
-    """Every interpretation and source conflict the rulebook records."""
+    """Every interpretation and source conflict the rulebook records, and every other note
+    that cites an erratum (regulations.md §4)."""
     words = {"interpretation": "толкование", "conflict": "расхождение источников",
-             "variant": "вариант"} if lang == "ru" else {}
+             "variant": "вариант", "erratum": "примечание"} if lang == "ru" else {}
+    listed: set[int] = set()
+
+    def _number(n: Note) -> str:
+        found = errata(n.source)
+        if not found:
+            return ""
+        if lang == "ru":
+            return "(" + ", ".join(f"поправка {e[1:]}" for e in found) + ") "
+        return f"({', '.join(found)}) "
 
     def _note(where: str, label: str, n: Note) -> Finding:
+        listed.add(id(n))
         src = f" [{n.source}]" if n.source else ""
         body = n.ru if lang == "ru" else n.en
-        return Finding("note", where, f"{words.get(label, label)}: {body}{src}")
+        return Finding("note", where, f"{words.get(label, label)}: {_number(n)}{body}{src}")
 
     out: list[Finding] = []
     for name, setting in book.settings.items():
@@ -155,6 +185,12 @@ def _recorded_notes(book: Rulebook, lang: str) -> list[Finding]:
                 for n in conv.interpretation]
     for acc in book.accumulation:
         out += [_note("accumulation", "interpretation", n) for n in acc.interpretation]
+    if book.scoring:
+        out += [_note("scoring", "interpretation", n) for n in book.scoring.interpretation]
+    for fid, fmt in book.formats.items():
+        out += [_note(f"formats.{fid}", "interpretation", n) for n in fmt.interpretation]
+    if book.squad:
+        out += [_note("squad", "interpretation", n) for n in book.squad.interpretation]
     for inf in book.infractions:
         where = f"infractions.{inf.id}"
         out += [_note(where, "interpretation", n) for n in inf.interpretation]
@@ -166,4 +202,28 @@ def _recorded_notes(book: Rulebook, lang: str) -> list[Finding]:
                 note = var.penalty.note
                 out.append(Finding("note", where, f"{words.get('variant', 'variant')}: "
                                                   f"{note.ru if lang == 'ru' else note.en}"))
+    # what else an erratum changed: the notes that cite one, wherever the rulebook keeps them
+    out += [_note(where, "erratum", n) for where, n in _notes(book)
+            if id(n) not in listed and errata(n.source)]
     return out
+
+
+def _notes(model: Any, where: str = "") -> Iterator[tuple[str, Note]]:
+    """Every note of a rulebook with the key path of what holds it (`infractions.<id>`…)."""
+    if isinstance(model, Note):
+        yield where, model
+    elif isinstance(model, BaseModel):
+        for name in type(model).model_fields:
+            value = getattr(model, name)
+            if where == "" and name in ("infractions", "sanctions"):
+                for item in value:
+                    yield from _notes(item, f"{name}.{item.id}")
+            else:
+                yield from _notes(value, where or name)
+    elif isinstance(model, dict):
+        for key, value in model.items():
+            yield from _notes(value, f"{where}.{key}" if where in ("roles", "settings")
+                              else where)
+    elif isinstance(model, list | tuple):
+        for value in model:
+            yield from _notes(value, where)
