@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -14,6 +15,27 @@ from sqlalchemy.orm import Session, sessionmaker
 from sudya.errors import SudyaError
 
 WRITE = "sudya_write"  # execution option: this connection is for a writing transaction
+READ = "sudya_read"  # execution option: this connection only reads (the services' read side)
+
+# The durability promised for SQLite (docs/ledger.*.md): WAL with synchronous=FULL, so the
+# WAL is fsynced at every commit and an acknowledged ruling survives a power cut, not only
+# a crash of the process. (NORMAL would sync only at checkpoints: faster, but the last
+# commits before a power cut could be lost.)
+SQLITE_SYNCHRONOUS = "FULL"
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    """How many connections an engine keeps and how long a caller waits (Settings: SUDYA_DB_*).
+
+    Keep `size + overflow` above the web server's thread pool (40 threads): a request may hold
+    its read session's connection while its write checks out a second one. With N worker
+    processes on PostgreSQL the server must accept N × (size + overflow) connections."""
+
+    size: int = 10
+    overflow: int = 40
+    timeout: float = 30.0  # seconds a checkout waits for a free connection
+    busy_timeout: float = 30.0  # SQLite: seconds a writer waits for the database's write lock
 
 
 class DatabaseError(SudyaError):
@@ -27,15 +49,23 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str) -> Engine:
-    """An engine with SQLite set up for a ledger: WAL, foreign keys, BEGIN IMMEDIATE."""
+def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
+    """An engine with SQLite set up for a ledger: WAL, synchronous=FULL, foreign keys,
+    BEGIN IMMEDIATE for writers, a busy timeout; the pool sized by `pool`."""
     url = normalise_url(url)
+    pool = pool or PoolSettings()
     try:
         parsed = make_url(url)
     except ArgumentError:
         raise DatabaseError(f"--db: not a database URL: {url!r}") from None
+    sizes: dict[str, Any] = {"pool_size": pool.size, "max_overflow": pool.overflow,
+                             "pool_timeout": pool.timeout}
     if parsed.get_backend_name() == "sqlite":
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        if parsed.database in (None, "", ":memory:"):
+            sizes = {}  # one shared in-memory connection (SingletonThreadPool): no sizes
+        busy_ms = int(pool.busy_timeout * 1000)
+        engine = create_engine(url, connect_args={"check_same_thread": False,
+                                                  "timeout": pool.busy_timeout}, **sizes)
 
         @event.listens_for(engine, "connect")
         def _sqlite_setup(dbapi_conn: Any, _record: Any) -> None:
@@ -43,18 +73,27 @@ def make_engine(url: str) -> Engine:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
+            cur.execute(f"PRAGMA busy_timeout={busy_ms}")
             cur.close()
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn: Any) -> None:
             # writers queue up at BEGIN instead of failing at COMMIT: one writer at a time;
-            # readers take no lock (WAL), so a page being read never blocks a ruling
-            write = conn.get_execution_options().get(WRITE, False)
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+            # readers take no lock (WAL), so a page being read never blocks a ruling.
+            # A read session opens no transaction: each statement reads the newest commit,
+            # as under PostgreSQL's READ COMMITTED. A read snapshot kept for a whole request
+            # (the request's session stays open while its ruling is written) would stop every
+            # checkpoint short of the end of the WAL: the WAL would never restart, grow
+            # without bound, and every commit would checkpoint again (two more fsyncs).
+            options = conn.get_execution_options()
+            if options.get(WRITE, False):
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            elif not options.get(READ, False):
+                conn.exec_driver_sql("BEGIN")
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **sizes)
 
 
 class UnitOfWork:
@@ -73,5 +112,5 @@ class UnitOfWork:
 
 def session_factory(engine: Engine, *, write: bool = False) -> sessionmaker[Session]:
     """Sessions for reading, or (write=True) for one writing transaction each."""
-    bind = engine.execution_options(**{WRITE: True}) if write else engine
+    bind = engine.execution_options(**{WRITE: True} if write else {READ: True})
     return sessionmaker(bind, expire_on_commit=False)
