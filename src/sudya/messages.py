@@ -31,7 +31,7 @@ CODE = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$")
 KINDS = {"kind": "kind", "from": "kind", "to": "kind", "kinds": "kind", "offered": "kind",
          "infraction": "infraction", "infractions": "infraction",
          "role": "role", "roles": "role", "level": "level", "levels": "level",
-         "have_level": "level"}
+         "have_level": "level", "setting": "setting"}
 
 
 @functools.cache
@@ -70,6 +70,9 @@ def _name(book: Rulebook | None, kind: str, value: Any, lang: str) -> str:
         return role.name.get(lang) if role is not None else value
     if kind == "level":
         return next((lv.name.get(lang) for lv in book.levels if lv.id == value), value)
+    if kind == "setting":
+        setting = book.settings.get(value)
+        return setting.name.get(lang) if setting is not None else value
     return value
 
 
@@ -80,6 +83,9 @@ WORDS = {"type": "type", "cause": "cause"}
 def _param(name: str, value: Any, lang: str, book: Rulebook | None) -> Any:
     if isinstance(value, Mapping) and "ru" in value:
         return str(value.get(lang) or value.get("ru") or "")
+    if lang != "en" and (value is None or isinstance(value, bool)):
+        # a yes/no value in words (English templates show Python's True/False/None as is)
+        return catalogue(lang).get(f"value.{str(value).lower()}", str(value))
     if name in WORDS and isinstance(value, str):
         return catalogue(lang).get(f"{WORDS[name]}.{value}", value)
     kind = KINDS.get(name)

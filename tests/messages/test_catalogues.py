@@ -113,3 +113,41 @@ def test_a_ruling_rendered_in_russian_has_no_english_and_no_ids(path: Path) -> N
         for text in texts:
             leaks |= {f"{w!r} in «{text}»" for w in LATIN.findall(text) if w not in allowed}
     assert sorted(leaks) == []
+
+
+def test_errata_citations_read_in_russian() -> None:
+    """§4 E11: a citation of an erratum («regulations.md §4 E9») has no Latin in Russian."""
+    from sudya.messages import source_text
+
+    assert source_text("004, таблица; regulations.md §4 E9", "ru") == \
+        "004, таблица; разбор регламентов §4, поправка 9"
+    assert source_text("regulations.md §4 E9", "en") == "regulations.md §4 E9"
+
+
+def test_a_refusal_in_russian_names_settings_and_values_in_words() -> None:
+    """§4 E11: the setting by its name and yes/no in words, not `decklists` and `True`."""
+    from sudya.errors import RuleError
+    from sudya.rulebooks import loader
+
+    book = loader.load("berserk")
+    error = RuleError("infraction.only-with-setting", field="infraction",
+                      infraction="deck.invalid-decklist", setting="decklists", wanted=True,
+                      have=False)
+    text = error.render("ru", book)
+    assert "«Турнир использует дек-листы» = да (в этом турнире: нет)" in text
+    assert LATIN.findall(text.split(": ", 1)[1]) == []
+
+
+def test_a_choice_not_offered_names_the_options_in_russian() -> None:
+    """§4 E11: «min/max» are ids; Russian names the options as the rulebook calls them."""
+    from sudya.rulebooks import loader
+
+    book = loader.load("team-wargame")
+    scenario = {"rulebook": "team-wargame", "date": "2026-03-01", "players": ["a"],
+                "events": [{"id": "s1", "infraction": "serious-cheating", "player": "a",
+                            "choice": "half"}]}
+    with pytest.raises(ScenarioError) as info:
+        Replay(scenario).run()
+    text = info.value.render("ru", book)
+    assert "Наименьшее, Наибольшее, Штраф от 10 до 20 очков и жёлтая карточка" in text
+    assert "offered: min, max, {points: -10..-20}" in str(info.value)

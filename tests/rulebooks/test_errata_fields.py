@@ -134,3 +134,18 @@ def test_the_bundled_readings_of_e7_and_e9() -> None:
             for s in removals["intoxication"]] == [("removed", ["same-army", "coach"])]
     assert [s.status for s in removals["red-list-model"] + removals["third-party-help"]] == [
         None, None]
+
+
+# E11: amounts are written with their units («75 руды», «−5 очков»)
+def test_amounts_are_written_with_their_units() -> None:
+    from sudya.rulebooks.describe import amount_text
+
+    wargame, clan = loader.load("team-wargame"), loader.load("clan-championship")
+    points = wargame.kind("points")
+    assert [amount_text(points, n, "ru") for n in (-1, -2, -5, -21, -12)] == [
+        "−1 очко", "−2 очка", "−5 очков", "−21 очко", "−12 очков"]
+    assert amount_text(points, -5, "en") == "−5 points"
+    assert amount_text(clan.kind("penal-labour"), 75, "ru") == "75 руды"
+    assert amount_text(clan.kind("reduce-fighters"), 1, "ru") == "1 боец"
+    for book in (wargame, clan):
+        assert all(k.unit is not None for k in book.sanctions if k.amount != "none")

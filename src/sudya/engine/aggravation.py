@@ -92,7 +92,7 @@ def decision(state: EngineState, ev: Decision) -> None:
     else:
         if ev.choice is None:
             raise RuleError("decision.choice-required", field="choice")
-        specs = sanctions.choose(outcome, ev.choice)
+        specs = sanctions.choose(outcome, ev.choice, state.book)
         ruling.sanctions = sanctions.build(state, specs, target.subject, day, details, names,
                                            ruling, inf)
     target.pending = False

@@ -119,7 +119,7 @@ def appeal(state: EngineState, ev: Appeal) -> None:
             state.record(ruling)
             state.primary.setdefault(ev.id, []).append(ruling)
             return
-        specs = sanctions.choose(outcome, ev.choice) if outcome.is_choice else \
+        specs = sanctions.choose(outcome, ev.choice, state.book) if outcome.is_choice else \
             list(outcome.sanctions)
         names = {**state.context_names(), "offender": first.subject}
         ruling.sanctions = sanctions.build(state, specs, first.subject, day, {}, names, ruling,

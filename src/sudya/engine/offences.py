@@ -119,7 +119,7 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
             ruling.notes.append(Reason("choice.default",
                                        {"kinds": [sp.kind for sp in specs]}))
         else:
-            specs = sanctions.choose(outcome, ev.choice)
+            specs = sanctions.choose(outcome, ev.choice, state.book)
             ruling.cause = "discretion"
     else:
         specs = list(outcome.sanctions)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from sudya.engine import validity
 from sudya.engine.model import ChoiceOption, Offered, PointsOption, Reason, Ruling, Sanction
 from sudya.errors import RuleError
-from sudya.rulebooks.schema import Infraction, Note, Outcome, SanctionKind
+from sudya.rulebooks.schema import Infraction, Note, Outcome, Rulebook, SanctionKind
 from sudya.rulebooks.schema import SanctionSpec as Spec
 
 if TYPE_CHECKING:
@@ -148,8 +148,9 @@ def reduce(state: EngineState, inf: Infraction, kind: SanctionKind, subject: str
 
 
 # ---------------------------------------------------------------------- the judge's choice
-def choose(outcome: Outcome, choice: Any) -> list[Spec]:
-    """The specs a judge's choice picks from a range; a choice it does not offer is refused."""
+def choose(outcome: Outcome, choice: Any, book: Rulebook | None = None) -> list[Spec]:
+    """The specs a judge's choice picks from a range; a choice it does not offer is refused
+    (naming what is offered: in Russian by the options' names, §4 E11)."""
     if isinstance(choice, str) and choice in outcome.options:
         return list(outcome.options[choice])
     pr = outcome.points
@@ -165,7 +166,24 @@ def choose(outcome: Outcome, choice: Any) -> list[Spec]:
     allowed = list(outcome.options)
     if pr is not None:
         allowed.append(f"{{points: {pr.least}..{pr.most}}}")
-    raise RuleError("choice.not-offered", field="choice", choice=choice, offered=allowed)
+    names = [option_name(book, outcome, name) for name in outcome.options]
+    if pr is not None:
+        names.append(pr.name.ru if pr.name else f"{pr.least}…{pr.most}")
+    raise RuleError("choice.not-offered", field="choice", choice=choice,
+                    offered={"ru": ", ".join(names), "en": ", ".join(allowed)})
+
+
+def option_name(book: Rulebook | None, outcome: Outcome, option: str) -> str:
+    """How an option of a judge's choice reads in Russian: its name, or its sanction's."""
+    named = outcome.option_names.get(option)
+    if named is not None:
+        return named.ru
+    if book is not None:
+        try:
+            return f"«{book.kind(option).name.ru}»"
+        except KeyError:
+            pass
+    return option
 
 
 def choice_amount(choice: Any) -> int:

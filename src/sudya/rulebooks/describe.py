@@ -112,7 +112,7 @@ def sanction_text(book: Rulebook, spec: SanctionSpec, lang: str, attachments: bo
     name = text(kind.name, lang)
     params = []
     if spec.amount is not None:
-        params.append(str(spec.amount))
+        params.append(amount_text(kind, spec.amount, lang))
     if spec.formula is not None:
         params.append(spec.formula.source)
     if spec.amount_from_choice:
@@ -136,12 +136,17 @@ def sanction_text(book: Rulebook, spec: SanctionSpec, lang: str, attachments: bo
     return out
 
 
+def amount_text(kind: SanctionKind, amount: int, lang: str) -> str:
+    """An amount as people read it: with the kind's unit where the rulebook gives one."""
+    return kind.unit.text(amount, lang) if kind.unit else str(amount)
+
+
 def _attachments(book: Rulebook, kind_id: str, lang: str) -> list[str]:
     out: list[str] = []
     for att in book.kind(kind_id).comes_with:
         name = text(book.kind(att.kind).name, lang)
         if att.amount is not None:
-            name += f" [{att.amount}]"
+            name += f" [{amount_text(book.kind(att.kind), att.amount, lang)}]"
         if att.when is not None:
             name += f" ({att.when.source})"
         out.append(name)
@@ -165,7 +170,8 @@ def outcome_text(book: Rulebook, outcome: Outcome | None, lang: str) -> str:
         if outcome.points:
             pr = outcome.points
             with_ = " + ".join(sanction_text(book, s, lang) for s in pr.with_)
-            options.append(label(lang, "points", least=pr.least, most=pr.most)
+            options.append(text(pr.name, lang) if pr.name else
+                           label(lang, "points", least=pr.least, most=pr.most)
                            + (f" + {with_}" if with_ else ""))
         parts.append(f"{label(lang, 'choice')}: " + " | ".join(options))
     if not parts:

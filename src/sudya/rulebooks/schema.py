@@ -205,6 +205,7 @@ class PointsRange(Model):
     most: int
     kind: str = "points"
     with_: list[SanctionSpec] = Field(default=[], alias="with")
+    name: Text | None = None  # how the range reads to people («штраф от 4 до 8 очков»)
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -365,6 +366,32 @@ class CarryOver(Model):
     note: Note
 
 
+class Unit(Model):
+    """How an amount of a sanction is written: «75 руды», «−5 очков», "5 points".
+
+    Russian gives the forms for 1, 2–4 and 5 (одно очко, два очка, пять очков), English the
+    singular and the plural.
+    """
+
+    ru: Annotated[list[str], Field(min_length=3, max_length=3)]
+    en: Annotated[list[str], Field(min_length=2, max_length=2)]
+
+    def form(self, amount: int, lang: str = "ru") -> str:
+        n = abs(amount)
+        if lang == "en":
+            return self.en[0] if n == 1 else self.en[1]
+        if n % 10 == 1 and n % 100 != 11:
+            return self.ru[0]
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return self.ru[1]
+        return self.ru[2]
+
+    def text(self, amount: int, lang: str = "ru") -> str:
+        """The amount with its unit; a deduction with a true minus sign («−5 очков»)."""
+        number = f"−{-amount}" if amount < 0 else str(amount)
+        return f"{number} {self.form(amount, lang)}"
+
+
 class SanctionKind(Model):
     id: str
     name: Text
@@ -378,6 +405,7 @@ class SanctionKind(Model):
     flag: bool = False  # a note for officials: not counted as a punishment
     tally: Literal["points", "ore"] | None = None
     amount: Literal["none", "required", "optional"] = "none"
+    unit: Unit | None = None  # how its amount is written (E11: «75 руды», «−5 очков»)
     expires: bool = True
     issued_only_by: Authority | None = None
     lost_while: LostWhile | None = None
