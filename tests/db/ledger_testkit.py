@@ -196,3 +196,27 @@ def run_cli(*args: Any, cwd: Path) -> Run:
                           cwd=cwd, env=cli_env(), capture_output=True, text=True,
                           encoding="utf-8", timeout=120, check=False)
     return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def record_in_threads(url: str, tournament: int, barrier: Any, queue: Any,
+                      plans: list[list[dict[str, Any]]]) -> None:
+    """A separate process with one thread per plan, all released with the other processes:
+    its own engine and Ledger (cache warmed first); puts ("ok", answers per thread)."""
+    try:
+        from sudya.db.session import make_engine
+        from sudya.scenario import ruling_json
+
+        engine = make_engine(url)
+        ledger = Ledger(engine)
+        ledger.preview(tournament=tournament, infraction=SLOW, player="bob")  # warm cache
+        barrier.wait(timeout=60)
+
+        def judge(plan: list[dict[str, Any]]) -> list[list[Any]]:
+            return [[ruling_json(r, True) for r in ledger.record(tournament=tournament, **call)]
+                    for call in plan]
+
+        answers = race([lambda p=plan: judge(p) for plan in plans], timeout=120)
+        engine.dispose()
+        queue.put(("ok", answers))
+    except BaseException:
+        queue.put(("error", traceback.format_exc()))

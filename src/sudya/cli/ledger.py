@@ -486,6 +486,9 @@ def user_revoke(username: Annotated[str, typer.Argument()], db: Db = None) -> No
 def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite)")] = False,
           host: Annotated[str, typer.Option()] = "127.0.0.1",
           port: Annotated[int, typer.Option()] = 8000,
+          workers: Annotated[int, typer.Option(
+              min=1, max=64, help="uvicorn processes (each its own pool and engine cache; "
+                                  "the database keeps them in step)")] = 1,
           db: Db = None) -> None:
     """Веб-приложение судей. Serve the judges' web app (and the JSON API)."""
     import uvicorn
@@ -503,4 +506,4 @@ def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite
         os.environ["SUDYA_DATABASE_URL"] = db  # the app reads its Settings from the environment
     # the CLI names the web app and never imports it (the layers, docs/architecture.md)
     uvicorn.run("sudya.web.app:create_app", factory=True, host=host, port=port,
-                log_level="info")
+                workers=workers, log_level="info")

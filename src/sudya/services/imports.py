@@ -67,7 +67,8 @@ def import_csv(ledger: Ledger, kind: str, path: Path, *, tournament: int, actor:
     rows = read_rows(kind, path)
     rejected: list[tuple[int, SudyaError]] = []
     try:
-        with ledger.uow().begin() as session:
+        # the series' turn for the whole batch, so its rows go in one after the other
+        with ledger.writing(tournament=tournament) as session:
             for i, row in enumerate(rows, start=2):  # line 1 is the header
                 try:
                     with session.begin_nested():

@@ -3,9 +3,13 @@
 The events table is the source of truth. The engine's state for a series is rebuilt by
 replaying the stored events once and then kept per process; each new event is applied to it
 inside the transaction that stores the event, after catching up with events other processes
-stored. Writers serialise per series on the series row (SQLite: BEGIN IMMEDIATE; PostgreSQL:
-the row lock of `UPDATE series SET last_seq = last_seq + 1`), so two judges recording at the
-same moment get exactly the rulings they would get one after the other.
+stored. Writers serialise per series: in this process first, in arrival order and before
+they check out a connection (the series' turn, services.projection), so many judges of one
+series queue in Python and not in the connection pool, and another series never waits; then
+in the database, for the other processes (SQLite: BEGIN IMMEDIATE with a busy timeout;
+PostgreSQL: the row lock of `UPDATE series SET last_seq = last_seq + 1`). So two judges
+recording at the same moment get exactly the rulings they would get one after the other.
+Reads (previews, pages) take neither: a preview copies the committed engine.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -35,7 +39,14 @@ from sudya.services.common import (
     ref,
 )
 from sudya.services.projection import Projection, State, rule
-from sudya.services.writer import jsonable, store_rulings
+from sudya.services.writer import (
+    BY_KEY,
+    INSERT_EVENT,
+    INSERT_RESULT,
+    NEXT_SEQ,
+    jsonable,
+    store_rulings,
+)
 
 __all__ = ["Actor", "Ledger", "LedgerError", "Recorded"]
 
@@ -62,11 +73,12 @@ class _Retried(Exception):
 class Ledger:
     """Service functions over one database."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, write_timeout: float = 30.0) -> None:
         self.db = engine
         self.factory = session_factory(engine)  # reads
         self.writer = session_factory(engine, write=True)
         self.projection = Projection()
+        self.write_timeout = write_timeout  # seconds a write waits for its series' turn
         self._places: dict[int, SeriesRef] = {}
 
     @property
@@ -77,6 +89,35 @@ class Ledger:
     def uow(self) -> UnitOfWork:
         """One writing transaction (serialised per series; see the module's docstring)."""
         return UnitOfWork(self.writer)
+
+    @contextmanager
+    def writing(self, *, tournament: int) -> Iterator[Session]:
+        """One writing transaction of a tournament's series, in the series' turn (for a batch
+        that passes its session to the service functions, as the CSV import does)."""
+        with self._writing(self._series_of(tournament).id) as s:
+            yield s
+
+    @contextmanager
+    def _writing(self, series_id: int | None) -> Iterator[Session]:
+        """The series' turn in this process (waited for holding no connection), then one
+        writing transaction; the turn is passed on once the connection is back in the pool."""
+        turn = self.projection.locks(series_id).turn if series_id is not None else None
+        if turn is not None and not turn.acquire(self.write_timeout):
+            raise LedgerError("ledger.busy", seconds=self.write_timeout)
+        try:
+            with self.uow().begin() as s:
+                yield s
+        finally:
+            if turn is not None:
+                turn.release()
+
+    def _series_of(self, tournament: int) -> SeriesRef:
+        """The series of a tournament, cached (a short read the first time)."""
+        place = self._places.get(tournament)
+        if place is None:
+            with self.factory() as s:
+                place, _where = self._place(s, tournament)
+        return place
 
     # ------------------------------------------------------------------ series & tournaments
     def create_series(self, *, name: str, rulebook: str, actor: Actor | None = None) -> int:
@@ -104,7 +145,13 @@ class Ledger:
         """
         actor = actor or Actor()
         _require(name, "name")
-        with self.uow().begin() as s:
+        if isinstance(series, str):
+            with self.factory() as s:
+                known = s.scalar(select(m.Series.id).where(m.Series.name == series))
+        else:
+            known = series
+        # a series created here has no cached engine and no other writer yet: no turn needed
+        with self._writing(known) as s:
             if new_series_rulebook is not None and isinstance(series, str) and s.scalar(
                     select(m.Series.id).where(m.Series.name == series)) is None:
                 _require(series, "series")
@@ -149,7 +196,7 @@ class Ledger:
         _require(handle, "handle")
         if table is not None and not 0 < table <= 100_000:
             raise LedgerError("table.out-of-range", field="table")
-        with self._tx(session) as s:
+        with self._tx(session, tournament) as s:
             t, series = self._tournament(s, tournament)
             self._lock_series(s, series.id)
             if self._team(s, series, handle) is not None:
@@ -175,7 +222,7 @@ class Ledger:
         """A team (clan) of the series, with its members for this tournament."""
         actor = actor or Actor()
         _require(handle, "handle")
-        with self._tx(session) as s:
+        with self._tx(session, tournament) as s:
             t, series = self._tournament(s, tournament)
             self._lock_series(s, series.id)
             if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is not None:
@@ -211,7 +258,7 @@ class Ledger:
         """Staff a tournament: a judge with a role the rulebook defines."""
         actor = actor or Actor()
         _require(handle, "handle")
-        with self.uow().begin() as s:
+        with self._tx(None, tournament) as s:
             t, series = self._tournament(s, tournament)
             book = load_book(series.rulebook, t.edition)
             if role not in book.roles:
@@ -247,11 +294,12 @@ class Ledger:
         """The rulings `record` would make, without storing anything."""
         payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
                    "round": round, "date": None, "details": details or {}, "choice": choice}
+        place = self._series_of(tournament)
+        base = self.projection.snapshot(place.id)  # no connection held while it waits
         with self.factory() as s, s.begin():
-            place, _where = self._place(s, tournament)
-            state = self.projection.preview_state(s, place)
-            return rule(state, self.projection.to_event(command("infraction", payload), "preview",
-                                               state, place))
+            state = self.projection.preview_state(s, place, base)
+        return rule(state, self.projection.to_event(command("infraction", payload), "preview",
+                                                    state, place))
 
     def end_match(self, *, tournament: int, round: int | None, event_id: str | None = None,
                   idempotency_key: str | None = None,
@@ -297,12 +345,12 @@ class Ledger:
         self._event(tournament, "result", event_id, payload, idempotency_key, actor)
 
     @contextmanager
-    def _tx(self, session: Session | None) -> Iterator[Session]:
-        """The caller's transaction, or a new one for this call."""
+    def _tx(self, session: Session | None, tournament: int) -> Iterator[Session]:
+        """The caller's transaction (`writing`), or a new one in the series' turn."""
         if session is not None:
             yield session
             return
-        with self.uow().begin() as s:
+        with self._writing(self._series_of(tournament).id) as s:
             yield s
 
     # ------------------------------------------------------------------ the core
@@ -314,15 +362,15 @@ class Ledger:
         command by the same person answers the first result and writes nothing; the same key
         for anything else is refused."""
         actor = actor or Actor()
+        place = self._series_of(tournament)
         try:
-            with self.uow().begin() as s:
-                place, where = self._place(s, tournament)
-                return self._append(s, place, where, cmd.kind, event_id, cmd.payload(),
-                                    idempotency_key, actor)
+            with self._writing(place.id) as s:
+                return self._append(s, place, TournamentRef(tournament), cmd.kind, event_id,
+                                    cmd.payload(), idempotency_key, actor)
         except _Retried as retry:
             return self._stored(retry.event_id)
         except IntegrityError as exc:
-            self._forget(tournament)
+            self.projection.forget(place.id)
             if "ext_id" in str(exc.orig):
                 raise LedgerError("event.id-used", field="event_id",
                                   event=event_id) from None
@@ -342,16 +390,15 @@ class Ledger:
         """Store one event and the rulings the engine makes on it."""
         cmd = command(kind, payload)
         payload = cmd.payload()  # stored as the decoder normalised it
-        seq = s.execute(update(m.Series).where(m.Series.id == series.id)
-                        .values(last_seq=m.Series.last_seq + 1)
-                        .returning(m.Series.last_seq)).scalar_one()
+        if s.new or s.dirty:
+            s.flush()  # the caller's ORM rows first: what follows is Core on the connection
+        conn = s.connection()
+        seq = conn.execute(NEXT_SEQ, {"series": series.id}).scalar_one()
         # holding the series lock now: a retry with the same key finds the first attempt
         if idempotency_key:
-            done = s.scalar(select(m.Event).where(m.Event.idempotency_key == idempotency_key))
+            done = conn.execute(BY_KEY, {"key": idempotency_key}).first()
             if done is not None:
-                first = (done.series_id, done.tournament_id, done.kind, done.created_by,
-                         done.payload)
-                if first != (series.id, t.id, kind, actor.name, payload):
+                if tuple(done[1:]) != (series.id, t.id, kind, actor.name, payload):
                     raise LedgerError("key.reused", field="idempotency_key")
                 raise _Retried(done.id)
         ext_id = event_id or f"e{seq}"
@@ -360,47 +407,42 @@ class Ledger:
         state: State | None = None
         rulings: list[Ruling] = []
         if seq > 1:  # the series' first event is its first tournament: nothing to rule on
-            with self.projection.lock:
-                state = self.projection.catch_up(s, series, seq - 1)
-                try:
-                    rulings = self.projection.apply(state, cmd, ext_id, series)
-                except BaseException:
-                    self.projection.forget(series.id)  # the engine may be half-way: rebuild
-                    raise
-                state.seq = seq
+            # until this transaction ends (services.projection): the cached engine is ours
+            self.projection.hold(s, series.id)
+            state = self.projection.catch_up(s, series, seq - 1)
+            try:
+                rulings = self.projection.apply(state, cmd, ext_id, series)
+            except BaseException:
+                self.projection.forget(series.id)  # the engine may be half-way: rebuild
+                raise
+            state.seq = seq
         try:
             audit = {"created_by": actor.name, "request_id": actor.request_id,
                      "created_at": m.now()}
-            event_row = s.execute(insert(m.Event).returning(m.Event.id), [{
+            event_row = conn.execute(INSERT_EVENT, {
                 "series_id": series.id, "tournament_id": t.id, "seq": seq, "ext_id": ext_id,
                 "kind": kind, "payload": payload, "idempotency_key": idempotency_key,
-                **audit}]).scalar_one()
+                **audit}).scalar_one()
             faults.point("after-event")
             if state is not None and rulings:
                 store_rulings(s, state, series.id, event_row, t.id, rulings, audit)
             if kind == "result":
                 a, b = payload["players"]
-                s.execute(insert(m.Result), [{
+                conn.execute(INSERT_RESULT, {
                     "event_id": event_row, "tournament_id": t.id, "round": payload["round"],
                     "player_a": a, "player_b": b, "score_a": payload["score"][0],
-                    "score_b": payload["score"][1], **audit}])
+                    "score_b": payload["score"][1], **audit})
             faults.point("before-commit")
         except BaseException:
             self.projection.forget(series.id)
             raise
-        # if the transaction fails to commit after this, the cached state is ahead of the
-        # database; _catch_up notices (its seq is above the stored one) and rebuilds
+        # if the transaction fails to commit after this, the engine is dropped as the
+        # transaction ends (services.projection), before the state lock is released
         return Recorded(event=ext_id, rulings=rulings)
 
     def forget_all(self) -> None:
         """Drop every cached engine (after a rolled-back batch): rebuilt on next use."""
         self.projection.forget_all()
-
-    def _forget(self, tournament: int) -> None:
-        with self.factory() as s:
-            t = s.get(m.Tournament, tournament)
-            if t is not None:
-                self.projection.forget(t.series_id)
 
     # ------------------------------------------------------------------ lookups
     @staticmethod

@@ -4,6 +4,18 @@ The events table is the source of truth. A series' engine is rebuilt by replayin
 stored events once and then kept per process; before a new event is ruled on, the engine
 catches up with the events other processes stored since (`catch_up`). A preview rules on a
 copy and stores nothing.
+
+Locks, all per series (a series never waits for another in this process):
+
+- the write *turn* (`Turn`, first come first served): a writer takes it before it checks out
+  a connection, so many writers of one series queue here and not in the connection pool;
+- the *state lock*: the cached engine is changed only by the writer holding it, from its
+  catch-up until its transaction has committed or rolled back (released by the session
+  events below), so a cached engine is always one the database has committed; a preview
+  holds it only while it copies the engine, never while it waits for the database.
+
+Order, always: turn → connection → the database's series lock → state lock. Other processes
+are kept in step by the database (SQLite: BEGIN IMMEDIATE; PostgreSQL: the series row lock).
 """
 
 from __future__ import annotations
@@ -11,11 +23,12 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import threading
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session, SessionTransaction
 
 from sudya import commands
 from sudya.bulk import paused_gc
@@ -26,6 +39,50 @@ from sudya.engine.model import Event, Roster, Ruling, Tournament
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.common import LedgerError, SeriesRef, command, load_book
+
+HELD = "sudya_held_states"  # Session.info: the series whose state lock the session holds
+COMMITTED = "sudya_committed"  # Session.info: its transaction committed
+
+
+class Turn:
+    """A first-come, first-served lock with a timeout (threading.Lock does not promise an
+    order, and under load a late writer could overtake the queue again and again)."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._waiting: deque[threading.Lock] = deque()
+        self._held = False
+
+    def acquire(self, timeout: float) -> bool:
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return True
+            mine = threading.Lock()
+            mine.acquire()
+            self._waiting.append(mine)
+        if mine.acquire(timeout=timeout):
+            return True  # handed over by release()
+        with self._mutex:
+            if mine in self._waiting:
+                self._waiting.remove(mine)
+                return False
+        return True  # handed over just as the wait ended: ours after all
+
+    def release(self) -> None:
+        with self._mutex:
+            if self._waiting:
+                self._waiting.popleft().release()  # the next in line holds it now
+            else:
+                self._held = False
+
+
+@dataclass
+class SeriesLocks:
+    """The locks of one series in this process."""
+
+    turn: Turn = field(default_factory=Turn)
+    state: threading.Lock = field(default_factory=threading.Lock)
 
 
 @dataclass
@@ -39,11 +96,20 @@ class State:
 
 
 class Projection:
-    """The engines of the series this process has seen, by series id."""
+    """The engines of the series this process has seen, by series id, and their locks."""
 
     def __init__(self) -> None:
         self.states: dict[int, State] = {}
-        self.lock = threading.Lock()
+        self._locks: dict[int, SeriesLocks] = {}
+        self._mutex = threading.Lock()  # guards self._locks only, never held while waiting
+
+    def locks(self, series_id: int) -> SeriesLocks:
+        """The locks of one series (made on first use)."""
+        held = self._locks.get(series_id)
+        if held is None:
+            with self._mutex:
+                held = self._locks.setdefault(series_id, SeriesLocks())
+        return held
 
     def forget(self, series_id: int) -> None:
         """Drop one series' engine (it may be half-way through a refused event)."""
@@ -51,11 +117,20 @@ class Projection:
 
     def forget_all(self) -> None:
         """Drop every cached engine (after a rolled-back batch): rebuilt on next use."""
-        with self.lock:
-            self.states.clear()
+        self.states.clear()
+
+    def hold(self, s: Session, series_id: int) -> None:
+        """Take the series' state lock for the rest of the writing transaction `s` (released,
+        and the engine dropped unless the transaction committed, when it ends)."""
+        held: dict[int, tuple[Projection, threading.Lock]] = s.info.setdefault(HELD, {})
+        if series_id not in held:
+            lock = self.locks(series_id).state
+            lock.acquire()
+            held[series_id] = (self, lock)
 
     def catch_up(self, s: Session, series: SeriesRef, upto: int) -> State:
-        """The series' engine with every stored event up to `upto` applied."""
+        """The series' engine with every stored event up to `upto` applied (the caller holds
+        the series' state lock: `hold`)."""
         state = self.states.get(series.id)
         if state is not None and state.seq > upto:
             state = None  # ahead of the database: a transaction of ours did not commit
@@ -63,21 +138,44 @@ class Projection:
             state = self._build(s, series, upto)
             self.states[series.id] = state
         elif state.seq < upto:  # another process stored events since: replay them
-            for ev in s.scalars(select(m.Event).where(
-                    m.Event.series_id == series.id, m.Event.seq > state.seq,
-                    m.Event.seq <= upto).order_by(m.Event.seq)):
-                self._replay_stored(state, ev, series)
+            self._replay_since(s, state, series, upto)
         state.stored_revocations = len(state.engine.revocations)
         return state
 
-    def preview_state(self, s: Session, series: SeriesRef) -> State:
-        """A copy of the series' engine to try an event on (previews store nothing)."""
+    def snapshot(self, series_id: int) -> State | None:
+        """A copy of the cached engine (committed, since writers hold the state lock until
+        their transaction ends), or None; no connection is held while this waits."""
+        cached = self.states.get(series_id)
+        if cached is None:
+            return None
+        with self.locks(series_id).state:
+            cached = self.states.get(series_id)
+            return None if cached is None else _copy(cached)
+
+    def preview_state(self, s: Session, series: SeriesRef, base: State | None) -> State:
+        """A private engine to try an event on, caught up with what `s` sees from `base` (a
+        `snapshot`); previews store nothing and never change the cached engine."""
         last = s.scalar(select(m.Series.last_seq).where(m.Series.id == series.id)) or 0
-        with self.lock:
-            state = self.catch_up(s, series, last)
-            book = state.engine.book
-            memo: dict[int, Any] = {id(b): b for b in (book, *state.books.values())}
-            return copy.deepcopy(state, memo)
+        if base is None or base.seq > last:
+            built = self._build(s, series, last)
+            self._offer(series.id, built)
+            return _copy(built)
+        if base.seq < last:  # other processes stored events since
+            self._replay_since(s, base, series, last)
+            self._offer(series.id, _copy(base))
+        return base
+
+    def _offer(self, series_id: int, state: State) -> None:
+        """Keep a committed engine for the next writer or preview, unless the cached one is as
+        new, or a writer is busy with it (a preview never waits for the state lock)."""
+        lock = self.locks(series_id).state
+        if lock.acquire(blocking=False):
+            try:
+                cached = self.states.get(series_id)
+                if cached is None or cached.seq < state.seq:
+                    self.states[series_id] = state
+            finally:
+                lock.release()
 
     def apply(self, state: State, cmd: commands.Command, ext_id: str,
               series: SeriesRef) -> list[Ruling]:
@@ -125,6 +223,12 @@ class Projection:
             self._replay_stored(state, ev, series)
         return state
 
+    def _replay_since(self, s: Session, state: State, series: SeriesRef, upto: int) -> None:
+        for ev in s.scalars(select(m.Event).where(
+                m.Event.series_id == series.id, m.Event.seq > state.seq,
+                m.Event.seq <= upto).order_by(m.Event.seq)):
+            self._replay_stored(state, ev, series)
+
     def _replay_stored(self, state: State, ev: m.Event, series: SeriesRef) -> None:
         self.apply(state, command(ev.kind, ev.payload), ev.ext_id, series)
         state.seq = ev.seq
@@ -136,3 +240,30 @@ def rule(state: State, event: Event) -> list[Ruling]:
         return state.engine.apply(event)
     except RuleError as exc:
         raise LedgerError(exc.code, field=exc.field, **exc.params) from exc
+
+
+def _copy(state: State) -> State:
+    """A deep copy of an engine that shares the (immutable) rulebooks."""
+    memo: dict[int, Any] = {id(b): b for b in (state.engine.book, *state.books.values())}
+    return copy.deepcopy(state, memo)
+
+
+# Every session: when a writing transaction ends, the state locks it took are released, and
+# the engines it changed are dropped unless it committed (they would be ahead of the
+# database). Fired after the database's COMMIT or ROLLBACK and the connection's return.
+@event.listens_for(Session, "after_commit")
+def _committed(s: Session) -> None:
+    if s.info.get(HELD):
+        s.info[COMMITTED] = True
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _ended(s: Session, transaction: SessionTransaction) -> None:
+    if transaction.parent is not None or not s.info.get(HELD):
+        return  # a savepoint, or a transaction that changed no engine
+    held: dict[int, tuple[Projection, threading.Lock]] = s.info.pop(HELD)
+    committed = s.info.pop(COMMITTED, False)
+    for series_id, (projection, lock) in held.items():
+        if not committed:
+            projection.forget(series_id)
+        lock.release()

@@ -1,11 +1,15 @@
-"""The row writer: one event's rulings, sanctions and revocations in a few INSERTs."""
+"""The row writer: one event's rulings, sanctions and revocations in a few INSERTs.
+
+SQLAlchemy Core statements on the transaction's connection, not the ORM unit of work (nor its
+bulk-insert path): the rows are plain dicts, the ids come back from RETURNING.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from sudya.db import models as m
@@ -14,47 +18,65 @@ from sudya.services import faults
 from sudya.services.projection import State
 from sudya.views import offered_json
 
+SERIES = cast(Table, m.Series.__table__)
+EVENT = cast(Table, m.Event.__table__)
+RULING = cast(Table, m.Ruling.__table__)
+SANCTION = cast(Table, m.SanctionRow.__table__)
+REVOCATION = cast(Table, m.Revocation.__table__)
+RESULT = cast(Table, m.Result.__table__)
+
+# built once: a statement object keeps its cache key, so each call only binds its values
+NEXT_SEQ = (update(SERIES).where(SERIES.c.id == bindparam("series"))
+            .values(last_seq=SERIES.c.last_seq + 1).returning(SERIES.c.last_seq))
+BY_KEY = (select(EVENT.c.id, EVENT.c.series_id, EVENT.c.tournament_id, EVENT.c.kind,
+                 EVENT.c.created_by, EVENT.c.payload)
+          .where(EVENT.c.idempotency_key == bindparam("key")))
+INSERT_EVENT = insert(EVENT).returning(EVENT.c.id)
+INSERT_RESULT = insert(RESULT)
+_INSERT_RULINGS = insert(RULING).returning(RULING.c.id, sort_by_parameter_order=True)
+_INSERT_SANCTIONS = insert(SANCTION).returning(SANCTION.c.id, sort_by_parameter_order=True)
+_INSERT_REVOCATIONS = insert(REVOCATION)
+
 
 def store_rulings(s: Session, state: State, series_id: int, event_id: int,
                   tournament_id: int, rulings: list[Ruling], audit: dict[str, Any]) -> None:
     """Insert the rulings, their sanctions and what they revoked (a few statements)."""
     with_validity = state.engine.book.validity is not None
-    ids = s.scalars(insert(m.Ruling).returning(m.Ruling.id, sort_by_parameter_order=True),
-                    [{"event_id": event_id, "series_id": series_id,
-                      "tournament_id": tournament_id, "position": r.seq,
-                      "event_ext_id": r.event, "subject": r.subject,
-                      "infraction": r.infraction, "cause": r.cause, "pending": r.pending,
-                      "aggravated": r.aggravated,
-                      "offered": offered_json(r, with_validity),
-                      "revokes": r.revokes, "resolves": r.resolves,
-                      "applies_to": r.applies_to, "notes": [n.as_json() for n in r.notes],
-                      "edition": r.edition, "judge": r.judge, "round": r.round,
-                      "details": jsonable(r.details), **audit} for r in rulings]).all()
+    conn = s.connection()
+    rows = [{"event_id": event_id, "series_id": series_id, "tournament_id": tournament_id,
+             "position": r.seq, "event_ext_id": r.event, "subject": r.subject,
+             "infraction": r.infraction, "cause": r.cause, "pending": r.pending,
+             "aggravated": r.aggravated, "offered": offered_json(r, with_validity),
+             "revokes": r.revokes, "resolves": r.resolves, "applies_to": r.applies_to,
+             "notes": [n.as_json() for n in r.notes], "edition": r.edition,
+             "judge": r.judge, "round": r.round, "details": jsonable(r.details), **audit}
+            for r in rulings]
+    ids = conn.execute(_INSERT_RULINGS, rows).scalars().all()
     faults.point("after-rulings")
     sanctions = []
     for r, rid in zip(rulings, ids, strict=True):
         r.ref = rid
         sanctions += [(sn, rid, i) for i, sn in enumerate(r.sanctions)]
     if sanctions:
-        sids = s.scalars(
-            insert(m.SanctionRow).returning(m.SanctionRow.id, sort_by_parameter_order=True),
+        sids = conn.execute(
+            _INSERT_SANCTIONS,
             [{"ruling_id": rid, "position": i, "kind": sn.kind, "subject": sn.subject,
               "amount": sn.amount, "score": sn.score, "attached": sn.attached,
               "valid_until": None if sn.valid_until in (None, FOREVER) else sn.valid_until,
               "never_expires": sn.valid_until == FOREVER, **audit}
-             for sn, rid, i in sanctions]).all()
+             for sn, rid, i in sanctions]).scalars().all()
         for (sn, _rid, _i), sid in zip(sanctions, sids, strict=True):
             sn.ref = sid
     engine = state.engine
     revoked = engine.revocations[state.stored_revocations:]
     if revoked:
-        rows = []
+        undone = []
         for sanction in revoked:
             by = sanction.revoked_by
             assert by is not None and by.ref is not None
-            rows.append({"sanction_id": sanction_id(s, series_id, sanction),
-                         "ruling_id": by.ref, **audit})
-        s.execute(insert(m.Revocation), rows)
+            undone.append({"sanction_id": sanction_id(s, series_id, sanction),
+                           "ruling_id": by.ref, **audit})
+        conn.execute(_INSERT_REVOCATIONS, undone)
     state.stored_revocations = len(engine.revocations)
 
 

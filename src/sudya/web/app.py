@@ -55,7 +55,7 @@ def templates() -> Jinja2Blocks:
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> FastAPI:
     """The app over one database; refuses an unmigrated database."""
     settings = settings or Settings()
-    db = engine or make_engine(settings.database_url)
+    db = engine or make_engine(settings.database_url, settings.pool())
     require_current(db)
     app = FastAPI(
         title="Sudya API",
@@ -66,7 +66,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         docs_url="/api/v1/docs",
         redoc_url=None,
     )
-    app.state.ledger = Ledger(db)
+    app.state.ledger = Ledger(db, write_timeout=settings.write_timeout)
     app.state.settings = settings
     app.state.secret = settings.secret or secrets.token_hex(32)
     app.state.throttle = Throttle()
