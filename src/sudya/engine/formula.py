@@ -68,6 +68,12 @@ class Formula:
         ev.names = dict(names)
         return ev.eval(self.source, previously_parsed=self._tree)
 
+    def __copy__(self) -> Formula:
+        return self  # parsed once and never changed: a copy of an engine shares it
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Formula:
+        return self
+
     def __repr__(self) -> str:
         return f"Formula({self.source!r})"
 
