@@ -5,7 +5,15 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sudya.engine.model import Appeal, Decision, EndOfMatch, NewTournament, Offence, Result
+from sudya.engine.model import (
+    Appeal,
+    Decision,
+    EndOfMatch,
+    NewTournament,
+    Offence,
+    Result,
+    RosterChange,
+)
 from sudya.scenario import Replay, replay
 from sudya.services.ledger import Actor, Ledger
 from sudya.services.readback import series_json
@@ -62,6 +70,10 @@ def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | Non
         elif isinstance(ev, Result):
             ledger.record_result(tournament=tournament, players=ev.players, score=ev.score,
                                  round=ev.round, event_id=ev.id, actor=actor)
+        elif isinstance(ev, RosterChange):  # a removed player's place taken (§4 E9)
+            for rep in ev.replacements:
+                ledger.replace_player(tournament=tournament, removed=rep.removed, by=rep.by,
+                                      army=rep.army, coach=rep.coach, actor=actor)
     return series
 
 

@@ -175,6 +175,9 @@ class SanctionRow(Audited, Base):
     attached: Mapped[bool] = mapped_column(Boolean, default=False)
     valid_until: Mapped[dt.date | None] = mapped_column(Date)
     never_expires: Mapped[bool] = mapped_column(Boolean, default=False)
+    # the status it gives its bearer where the table gave one, and how long it keeps them out
+    status: Mapped[str | None] = mapped_column(String(20))
+    scope: Mapped[str | None] = mapped_column(String(20))
     ruling: Mapped[Ruling] = relationship(back_populates="sanctions")
 
 

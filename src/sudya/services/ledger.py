@@ -253,6 +253,27 @@ class Ledger:
                           "teams": {handle: self._members(s, t.id, row.id)}, "judges": {}},
                          None, actor)
 
+    def replace_player(self, *, tournament: int, removed: str, by: str,
+                       army: str | None = None, coach: bool = False,
+                       actor: Actor | None = None) -> Recorded:
+        """A removed player's place taken (regulations.md §4 E9): the replacement, already
+        registered, plays for the removed player's team from now on in this tournament."""
+        actor = actor or Actor()
+        payload = {"replace": removed, "by": by, "army": army, "coach": coach}
+        cmd = command("roster", payload)
+        with self._tx(None, tournament) as s:
+            t, series = self._tournament(s, tournament)
+            self._lock_series(s, series.id)
+            entries = {handle: entry for handle, entry in s.execute(
+                select(m.Person.handle, m.Entry).join(m.Entry, m.Entry.person_id == m.Person.id)
+                .where(m.Entry.tournament_id == t.id, m.Person.handle.in_((removed, by))))}
+            gone, new = entries.get(removed), entries.get(by)
+            if gone is not None and new is not None and new.team_id is None:
+                new.team_id = gone.team_id  # refused by the engine below: rolled back with it
+            s.flush()
+            return self._append(s, ref(series), TournamentRef(t.id), "roster", None,
+                                cmd.payload(), None, actor)
+
     def add_judge(self, *, tournament: int, handle: str, role: str, official: bool = False,
                   name: str | None = None, actor: Actor | None = None) -> None:
         """Staff a tournament: a judge with a role the rulebook defines."""

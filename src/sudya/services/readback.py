@@ -37,7 +37,7 @@ def _to_engine(row: m.Ruling, revoked: set[int], position: int = 0) -> Ruling:
         ruling.sanctions.append(Sanction(
             kind=srow.kind, subject=srow.subject, rank=0, amount=srow.amount, score=srow.score,
             attached=srow.attached, valid_until=until, revoked=srow.id in revoked,
-            ruling=ruling, ref=srow.id))
+            status=srow.status, scope=srow.scope or "tournament", ruling=ruling, ref=srow.id))
     return ruling
 
 

@@ -63,7 +63,8 @@ def store_rulings(s: Session, state: State, series_id: int, event_id: int,
             [{"ruling_id": rid, "position": i, "kind": sn.kind, "subject": sn.subject,
               "amount": sn.amount, "score": sn.score, "attached": sn.attached,
               "valid_until": None if sn.valid_until in (None, FOREVER) else sn.valid_until,
-              "never_expires": sn.valid_until == FOREVER, **audit}
+              "never_expires": sn.valid_until == FOREVER, "status": sn.status,
+              "scope": sn.scope, **audit}
              for sn, rid, i in sanctions]).scalars().all()
         for (sn, _rid, _i), sid in zip(sanctions, sids, strict=True):
             sn.ref = sid
