@@ -376,3 +376,32 @@ def test_a_read_session_left_open_pins_no_snapshot(db_url: str, ledger: Ledger,
                 busy, frames, done = conn.exec_driver_sql(
                     "PRAGMA wal_checkpoint(PASSIVE)").one()
             assert (busy, done) == (0, frames), "a read snapshot holds the WAL back"
+
+
+def test_a_cold_engine_is_built_before_the_database_lock(db_url: str, ledger: Ledger,
+                                                        berserk: tuple[int, int]) -> None:
+    """A process's first write to a series replays its history outside the database's
+    series lock, so the writers of other processes are not held up by the replay."""
+    sid, tid = berserk
+    ledger.record(tournament=tid, **call(0))
+    cold = Ledger(make_engine(db_url))
+    elsewhere = sa.create_engine(db_url)
+    try:
+        with elsewhere.connect() as conn:
+            if db_url.startswith("sqlite"):
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            else:
+                conn.execute(sa.text("SELECT id FROM series WHERE id = :id FOR UPDATE"),
+                             {"id": sid})
+            writer, box = in_thread(lambda: cold.record(tournament=tid, **call(0)))
+            deadline = time.monotonic() + 30
+            while sid not in cold.projection.states:
+                assert time.monotonic() < deadline, "the engine was not built while waiting"
+                time.sleep(0.01)
+            assert waiting(writer)  # built, and still waiting for the database's lock
+            conn.rollback()
+        assert not waiting(writer, 30)
+    finally:
+        elsewhere.dispose()
+        cold.db.dispose()
+    assert [r.cause for r in box[0]] == ["repeat"]

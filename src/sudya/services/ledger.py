@@ -105,6 +105,9 @@ class Ledger:
         if turn is not None and not turn.acquire(self.write_timeout):
             raise LedgerError("ledger.busy", seconds=self.write_timeout)
         try:
+            if series_id is not None and series_id not in self.projection.states:
+                with self.factory() as r:  # a cold engine is built before the series lock
+                    self.projection.warm(r, series_id)
             with self.uow().begin() as s:
                 yield s
         finally:

@@ -142,6 +142,18 @@ class Projection:
         state.stored_revocations = len(state.engine.revocations)
         return state
 
+    def warm(self, s: Session, series_id: int) -> None:
+        """Build the engine of a series this process has not got yet, from what the read
+        session `s` sees, before the writer takes the database's series lock: a cold build
+        under that lock would hold up the series' writers in every other process."""
+        if series_id in self.states:
+            return
+        row = s.execute(select(m.Series.rulebook, m.Series.last_seq)
+                        .where(m.Series.id == series_id)).first()
+        if row is None or not row.last_seq:
+            return  # no such series, or nothing stored yet: the writer says so
+        self._offer(series_id, self._build(s, SeriesRef(series_id, row.rulebook), row.last_seq))
+
     def snapshot(self, series_id: int) -> State | None:
         """A copy of the cached engine (committed, since writers hold the state lock until
         their transaction ends), or None; no connection is held while this waits."""
