@@ -505,5 +505,22 @@ def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite
     if db:
         os.environ["SUDYA_DATABASE_URL"] = db  # the app reads its Settings from the environment
     # the CLI names the web app and never imports it (the layers, docs/architecture.md)
-    uvicorn.run("sudya.web.app:create_app", factory=True, host=host, port=port,
-                workers=workers, log_level="info")
+    if workers == 1:
+        uvicorn.run("sudya.web.app:create_app", factory=True, host=host, port=port,
+                    log_level="info")
+        return
+    import contextlib
+    import socket
+
+    from uvicorn.supervisors import Multiprocess
+
+    config = uvicorn.Config("sudya.web.app:create_app", factory=True, host=host, port=port,
+                            workers=workers, log_level="info")
+    # uvicorn binds the workers' socket with proto 0, and asyncio sets TCP_NODELAY only on
+    # IPPROTO_TCP sockets: marked as TCP here, or every keep-alive request past the first
+    # waits ~40 ms for a delayed ACK (Kludex/uvicorn#3149)
+    bound = config.bind_socket()
+    sock = socket.socket(bound.family, bound.type, socket.IPPROTO_TCP, fileno=bound.detach())
+    sock.set_inheritable(True)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run does
+        Multiprocess(config, sockets=[sock]).run()
