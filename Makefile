@@ -36,6 +36,7 @@ screenshots: setup browser
 bench: setup
 	$(UV) run --frozen python bench/replay.py
 	$(UV) run --frozen python bench/record.py
+	$(UV) run --frozen python -P bench/http.py
 
 docs: setup
 	$(UV) run --frozen python -m sudya.docs

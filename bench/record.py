@@ -1,10 +1,13 @@
-"""Recording rate through the ledger, as a ratio to the database's own commit rate.
+"""Recording rate through the ledger, as a ratio to raw database commits in the same run.
 
-The baseline is the same SQLite file committing one small row per transaction (what the
-database itself can do); the ledger records a ruling per transaction through the service
-layer (serialised per series, engine state cached, event + rulings + sanctions inserted).
-It also compares the rate after a long history with the rate on a fresh series (≈1 means
-the work per ruling does not grow with the history).
+The baseline is what the database itself can do at the same durability: raw sqlite3 (no
+SQLAlchemy) committing one small row per transaction into a file beside the ledger's, in WAL
+with the ledger's `synchronous` setting (sudya.db.session.SQLITE_SYNCHRONOUS) and BEGIN
+IMMEDIATE, as the ledger's writers do; on PostgreSQL, raw psycopg committing one row per
+transaction. The ledger records one ruling per transaction through the service layer
+(`Ledger.record`: the series' turn, the engine state cached, the event, its rulings and
+sanctions inserted). It also compares the rate after a long history with the rate on a fresh
+series (≈1 means the work per ruling does not grow with the history).
 
     python bench/record.py [--history 3000] [--n 300] [--db URL]
 """
@@ -14,29 +17,57 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
+import sqlite3
 import tempfile
 import time
+from pathlib import Path
 
 import sqlalchemy as sa
 
 from sudya.db.migrate import upgrade
-from sudya.db.session import make_engine
+from sudya.db.session import SQLITE_SYNCHRONOUS, make_engine, normalise_url
 from sudya.services.ledger import Actor, Ledger
 
 INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
                "cards.looking-at-extra", "procedure.significant", "marked-cards.minor"]
 
 
-def baseline(engine: sa.Engine, n: int) -> float:
-    meta = sa.MetaData()
-    table = sa.Table("bench_row", meta, sa.Column("id", sa.Integer, primary_key=True),
-                     sa.Column("payload", sa.String(200)))
-    meta.create_all(engine)
-    start = time.perf_counter()
-    for i in range(n):
-        with engine.begin() as conn:
-            conn.execute(table.insert().values(payload=f"row {i}"))
-    return n / (time.perf_counter() - start)
+class Baseline:
+    """Raw commits, one small row each, at the ledger's durability."""
+
+    def __init__(self, url: str) -> None:
+        self.i = 0
+        if url.startswith("sqlite:///"):
+            path = Path(url.removeprefix("sqlite:///")).with_name("baseline.db")
+            self.sqlite = sqlite3.connect(path, isolation_level=None)
+            self.sqlite.execute("PRAGMA journal_mode=WAL")
+            self.sqlite.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
+            self.sqlite.execute("CREATE TABLE bench_row (id INTEGER PRIMARY KEY, payload TEXT)")
+            self.what = f"raw sqlite3 commits (WAL, synchronous={SQLITE_SYNCHRONOUS})"
+            return
+        import psycopg
+
+        raw = sa.engine.make_url(normalise_url(url)).set(drivername="postgresql")
+        self.pg = psycopg.connect(raw.render_as_string(hide_password=False))
+        self.pg.execute("CREATE TEMPORARY TABLE bench_row (id BIGSERIAL PRIMARY KEY, "
+                        "payload TEXT)")
+        self.pg.commit()
+        self.what = "raw psycopg commits"
+
+    def seconds(self, n: int) -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            self.i += 1
+            if hasattr(self, "sqlite"):
+                self.sqlite.execute("BEGIN IMMEDIATE")
+                self.sqlite.execute("INSERT INTO bench_row (payload) VALUES (?)",
+                                    (f"row {self.i}",))
+                self.sqlite.execute("COMMIT")
+            else:
+                self.pg.execute("INSERT INTO bench_row (payload) VALUES (%s)",
+                                (f"row {self.i}",))
+                self.pg.commit()
+        return time.perf_counter() - start
 
 
 def series(ledger: Ledger, name: str, players: int) -> int:
@@ -49,15 +80,15 @@ def series(ledger: Ledger, name: str, players: int) -> int:
     return tid
 
 
-def record_rate(ledger: Ledger, tid: int, name: str, players: int, n: int,
-                rng: random.Random) -> float:
+def record_seconds(ledger: Ledger, tid: int, name: str, players: int, n: int,
+                   rng: random.Random) -> float:
     actor = Actor("bench")
     start = time.perf_counter()
     for i in range(n):
         ledger.record(tournament=tid, infraction=rng.choice(INFRACTIONS),
                       player=f"{name}-p{rng.randrange(players)}", round=1 + i % 9,
                       actor=actor)
-    return n / (time.perf_counter() - start)
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -71,15 +102,23 @@ def main() -> None:
     upgrade(engine)
     ledger = Ledger(engine)
     rng = random.Random(7)
-    commits = baseline(engine, args.n)
+    raw = Baseline(url)
     fresh_tid = series(ledger, "fresh", 200)
-    fresh = record_rate(ledger, fresh_tid, "fresh", 200, args.n, rng)
     long_tid = series(ledger, "long", 200)
-    record_rate(ledger, long_tid, "long", 200, args.history, rng)
-    long = record_rate(ledger, long_tid, "long", 200, args.n, rng)
-    print(f"database commits: {commits:,.0f}/s; ledger rulings: {fresh:,.0f}/s fresh, "
+    record_seconds(ledger, long_tid, "long", 200, args.history, rng)
+    # interleaved in rounds, so that a disk or a neighbour slowing down for a while weighs
+    # on the baseline and the ledger alike
+    took = {"raw": 0.0, "fresh": 0.0, "long": 0.0}
+    rounds = 10
+    for r in range(rounds):
+        k = args.n // rounds + (r < args.n % rounds)
+        took["raw"] += raw.seconds(k)
+        took["fresh"] += record_seconds(ledger, fresh_tid, "fresh", 200, k, rng)
+        took["long"] += record_seconds(ledger, long_tid, "long", 200, k, rng)
+    commits, fresh, long = (args.n / took[k] for k in ("raw", "fresh", "long"))
+    print(f"{raw.what}: {commits:,.0f}/s; ledger rulings: {fresh:,.0f}/s fresh, "
           f"{long:,.0f}/s after {args.history:,} events")
-    print(f"ledger / commit rate = {fresh / commits:.2f}; "
+    print(f"ledger / raw commit rate = {fresh / commits:.2f}; "
           f"after a long history / fresh = {long / fresh:.2f}")
 
 
