@@ -10,17 +10,18 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
-from sqlalchemy import select
+from sqlalchemy import select, union
 from sqlalchemy.orm import Session
 
 from sudya.db import models as m
 from sudya.errors import SudyaError
 from sudya.rulebooks import loader
 from sudya.services.ledger import Ledger
+from sudya.services.queries import person_exists, person_series
 from sudya.views import TournamentView, UserView
 
 SESSION_DAYS = 7
@@ -31,8 +32,9 @@ _hasher = PasswordHash((Argon2Hasher(),))
 class AuthError(SudyaError):
     code = "auth"
 
-    def __init__(self, message: str, *, status: int = 403, field: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, status: int = 403, field: str = "",
+                 **params: Any) -> None:
+        super().__init__(message, field=field, **params)
         self.status = status
         self.field = field
 
@@ -270,3 +272,33 @@ def roles_in(s: Session, user: UserView | None, tournament: TournamentView) -> R
         if role is not None:
             may.update(role.may)
     return Roles(frozenset(names), frozenset(may), user.person_handle, judge)
+
+
+def staff_series(s: Session, user: UserView) -> frozenset[int]:
+    """The series in which a user holds a role other than player (in some tournament)."""
+    assigned = (select(m.Tournament.series_id)
+                .join(m.Assignment, m.Assignment.tournament_id == m.Tournament.id)
+                .where(m.Assignment.user_id == user.id, m.Assignment.role != "player"))
+    judging = (select(m.Tournament.series_id)
+               .join(m.Staff, m.Staff.tournament_id == m.Tournament.id)
+               .where(m.Staff.handle == user.username))
+    return frozenset(s.scalars(union(assigned, judging)))
+
+
+def readable_record(s: Session, user: UserView, tournament: TournamentView,
+                    handle: str) -> frozenset[int] | None:
+    """Which series of a person's record a user may read through a tournament's page.
+
+    A player reads their own record whole (None); staff read a person of this tournament's
+    series, and of the record only the series in which they hold a role. Anything else is
+    refused (403), so a role in one series opens no other series' records.
+    """
+    if user.person_handle is not None and user.person_handle == handle:
+        return None
+    mine = staff_series(s, user)
+    series = tournament.series
+    if series.id not in mine:
+        raise AuthError("record.no-role", status=403, series=series.name)
+    if person_exists(s, handle) and series.id not in person_series(s, handle):
+        raise AuthError("record.other-series", status=403, person=handle, series=series.name)
+    return mine

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, union
 from sqlalchemy.orm import Session, selectinload
 
 from sudya.db import models as m
@@ -84,18 +85,21 @@ def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
     return table
 
 
-def person_history(s: Session, handle: str, on: dt.date) -> list[RecordEntryView]:
-    """Every ruling about a person (and the sanctions they bear) in every tournament."""
+def person_history(s: Session, handle: str, on: dt.date,
+                   series: Collection[int] | None = None) -> list[RecordEntryView]:
+    """Every ruling about a person (and the sanctions they bear) in every tournament, or in
+    the tournaments of `series` (ids) only."""
     if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is None:
         raise LedgerError("person.unknown", field="person", person=handle)
     revoked = set(s.scalars(select(m.Revocation.sanction_id)))
-    rows = s.scalars(
-        select(m.Ruling).where(
-            (m.Ruling.subject == handle)
-            | m.Ruling.id.in_(select(m.SanctionRow.ruling_id)
-                              .where(m.SanctionRow.subject == handle)))
-        .options(selectinload(m.Ruling.sanctions)).order_by(m.Ruling.series_id,
-                                                            m.Ruling.position))
+    about = select(m.Ruling).where(
+        (m.Ruling.subject == handle)
+        | m.Ruling.id.in_(select(m.SanctionRow.ruling_id)
+                          .where(m.SanctionRow.subject == handle)))
+    if series is not None:
+        about = about.where(m.Ruling.series_id.in_(list(series)))
+    rows = s.scalars(about.options(selectinload(m.Ruling.sanctions))
+                     .order_by(m.Ruling.series_id, m.Ruling.position))
     out = []
     for r in rows:
         t = s.get(m.Tournament, r.tournament_id)
@@ -126,6 +130,19 @@ def person_history(s: Session, handle: str, on: dt.date) -> list[RecordEntryView
 def person_exists(s: Session, handle: str) -> bool:
     """Whether the ledger knows a person by this id."""
     return s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is not None
+
+
+def person_series(s: Session, handle: str) -> frozenset[int]:
+    """The series a person plays in: entered in one of its tournaments, or ruled on in it."""
+    entered = (select(m.Tournament.series_id)
+               .join(m.Entry, m.Entry.tournament_id == m.Tournament.id)
+               .join(m.Person, m.Person.id == m.Entry.person_id)
+               .where(m.Person.handle == handle))
+    ruled = select(m.Ruling.series_id).where(m.Ruling.subject == handle)
+    borne = (select(m.Ruling.series_id)
+             .join(m.SanctionRow, m.SanctionRow.ruling_id == m.Ruling.id)
+             .where(m.SanctionRow.subject == handle))
+    return frozenset(s.scalars(union(entered, ruled, borne)))
 
 
 def event_by_key(s: Session, key: str) -> m.Event | None:

@@ -33,7 +33,14 @@ from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import replay
 from sudya.scenario_file import json_error, plain
-from sudya.services.accounts import Action, AuthError, Roles, sign_in, sign_out
+from sudya.services.accounts import (
+    Action,
+    AuthError,
+    Roles,
+    readable_record,
+    sign_in,
+    sign_out,
+)
 from sudya.services.decks import card_list, decklist_status, register_decklist_once
 from sudya.services.ledger import Actor, Recorded
 from sudya.services.queries import (
@@ -484,16 +491,18 @@ def standings(tid: TournamentId, ctx: C) -> StandingsView:
 
 
 @router.get("/tournaments/{tid}/people/{handle}",
-            summary="A person's record in every tournament (players: their own only)",
+            summary="A person's record (staff: in the series they hold a role in; players: their "
+                    "own only)",
             responses=_errors(401, 403, 404))
 def person(tid: TournamentId, handle: Annotated[str, Path(min_length=1, max_length=100)],
            ctx: Signed) -> list[RecordEntryView]:
-    _t, _book, roles = ctx.tournament(tid)
-    if not roles.can("view-all") and roles.person != handle:
-        raise ApiError("players see only their own record", status=403)
+    t, _book, _roles = ctx.tournament(tid)
+    assert ctx.user is not None
+    # staff: a person of this series, and of the record the series they hold a role in
+    scope = readable_record(ctx.session, ctx.user, t, handle)
     if not person_exists(ctx.session, handle):
         raise ApiError(f"handle: unknown person {handle!r}", status=404, field="handle")
-    return person_history(ctx.session, handle, dt.date.today())
+    return person_history(ctx.session, handle, dt.date.today(), series=scope)
 
 
 # ---------------------------------------------------------------------- recording

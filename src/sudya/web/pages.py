@@ -14,7 +14,7 @@ from sudya.errors import SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.describe import explain
 from sudya.rulebooks.schema import Infraction, Rulebook
-from sudya.services.accounts import AuthError, sign_in, sign_out
+from sudya.services.accounts import AuthError, readable_record, sign_in, sign_out, staff_series
 from sudya.services.appeals import requests as appeal_requests
 from sudya.services.clock import round_clock
 from sudya.services.ledger import LedgerError
@@ -231,9 +231,11 @@ def _history(ctx: Ctx, handle: str | None) -> list[dict[str, Any]]:
     """The person's latest rulings, named as a judge reads them."""
     if not handle:
         return []
+    # the judge sees the rulings of the series they hold a role in, not the person's others
+    scope = staff_series(ctx.session, ctx.need_user())
     try:
-        entries = [e.as_json() for e in person_history(ctx.session, handle,
-                                                         dt.date.today())[-10:]]
+        entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today(),
+                                                         series=scope)[-10:]]
     except LedgerError:
         return []
     return [readable_entry(e) for e in entries]
@@ -254,11 +256,12 @@ def readable_entry(entry: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- records
 @router.get("/t/{tid}/people/{handle}")
 def person(ctx: C, tid: int, handle: str) -> Response:
-    ctx.need_user()
+    user = ctx.need_user()
     t, book, roles = ctx.tournament(tid)
-    if not roles.can("view-all") and roles.person != handle:
-        raise forbid(_("Players see only their own record."))
-    entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today())]
+    # staff: a person of this series, and of the record the series they hold a role in
+    scope = readable_record(ctx.session, user, t, handle)
+    entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today(),
+                                                   series=scope)]
     rulebook_of = series_rulebooks(ctx.session)
     for e in entries:  # names in the reader's language, from the edition each ruling used
         try:
