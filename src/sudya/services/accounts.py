@@ -6,9 +6,11 @@ import collections
 import datetime as dt
 import hashlib
 import hmac
+import math
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -33,10 +35,11 @@ class AuthError(SudyaError):
     code = "auth"
 
     def __init__(self, message: str, *, status: int = 403, field: str = "",
-                 **params: Any) -> None:
+                 retry_after: int | None = None, **params: Any) -> None:
         super().__init__(message, field=field, **params)
         self.status = status
         self.field = field
+        self.retry_after = retry_after  # seconds, for a Retry-After header
 
 
 def hash_password(password: str) -> str:
@@ -79,41 +82,83 @@ def assign(s: Session, *, user: m.User, tournament_id: int, role: str) -> None:
 
 
 class Throttle:
-    """At most `limit` failed logins per username and address in `window` seconds."""
+    """Failed logins, counted per address and per username, each key on its own back-off.
 
-    def __init__(self, limit: int = 5, window: float = 300.0) -> None:
-        self.limit = limit
-        self.window = window
-        self._failures: dict[str, collections.deque[float]] = collections.defaultdict(
-            collections.deque)
+    A key's first `free` failures cost nothing; after that every attempt waits `base`, then
+    twice as long after each further failure (1, 2, 4 … s), never more than `cap`, counted
+    from the key's last failure. A spray of usernames from one address is slowed by the
+    address's key; the real user, trying from elsewhere, waits at most `cap` — never a
+    lock of minutes. A key quiet for `forget` seconds starts again; at most `max_keys` keys
+    are kept (the longest quiet go first), so a flood of addresses cannot fill the memory.
+    """
+
+    def __init__(self, *, free: int = 3, base: float = 1.0, cap: float = 60.0,
+                 forget: float = 900.0, max_keys: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.free = free
+        self.base = base
+        self.cap = cap
+        self.forget = max(forget, cap)
+        self.max_keys = max_keys
+        self.clock = clock
+        # key -> (failures, time of the last); ordered by the last failure, oldest first
+        self._failures: collections.OrderedDict[str, tuple[int, float]] = (
+            collections.OrderedDict())
         self._lock = threading.Lock()
 
-    def _recent(self, key: str) -> collections.deque[float]:
-        q = self._failures[key]
-        cutoff = time.monotonic() - self.window
-        while q and q[0] < cutoff:
-            q.popleft()
-        return q
+    @staticmethod
+    def keys(username: str, address: str) -> tuple[str, str]:
+        """The two keys a login attempt counts against: its username and its address."""
+        return f"user:{username.strip().casefold()}", f"address:{address}"
 
-    def check(self, key: str) -> None:
-        with self._lock:
-            if len(self._recent(key)) >= self.limit:
-                raise AuthError("too many failed logins; wait a few minutes", status=429)
+    def _expire(self, now: float) -> None:
+        while self._failures:
+            key, (_n, last) = next(iter(self._failures.items()))
+            if now - last <= self.forget and len(self._failures) <= self.max_keys:
+                return
+            del self._failures[key]
 
-    def failed(self, key: str) -> None:
-        with self._lock:
-            self._recent(key).append(time.monotonic())
+    def delay(self, failures: int) -> float:
+        """How long an attempt waits after this many failures in a row."""
+        if failures < self.free:
+            return 0.0
+        return float(min(self.base * 2 ** min(failures - self.free, 32), self.cap))
 
-    def succeeded(self, key: str) -> None:
+    def wait(self, *keys: str) -> float:
+        """Seconds until these keys may try again (0: now)."""
         with self._lock:
-            self._failures.pop(key, None)
+            now = self.clock()
+            self._expire(now)
+            waits = [last + self.delay(n) - now for n, last in
+                     (self._failures[k] for k in keys if k in self._failures)]
+            return max([0.0, *waits])
+
+    def check(self, *keys: str) -> None:
+        """Refuse (429, with the seconds to wait) while any of the keys is backing off."""
+        seconds = self.wait(*keys)
+        if seconds > 0:
+            raise AuthError("login.throttled", status=429, retry_after=math.ceil(seconds),
+                            seconds=math.ceil(seconds))
+
+    def failed(self, *keys: str) -> None:
+        with self._lock:
+            now = self.clock()
+            for key in keys:
+                n, _last = self._failures.pop(key, (0, now))
+                self._failures[key] = (n + 1, now)  # to the end: the newest failure
+            self._expire(now)
+
+    def succeeded(self, *keys: str) -> None:
+        with self._lock:
+            for key in keys:
+                self._failures.pop(key, None)
 
 
 def login(s: Session, *, username: str, password: str, throttle: Throttle,
           address: str) -> tuple[m.User, str]:
     """Check the password; open a server-side session; return the user and the token."""
-    key = f"{username.lower()}@{address}"
-    throttle.check(key)
+    by_name, by_address = throttle.keys(username, address)
+    throttle.check(by_name, by_address)  # before the password's hash: a refusal costs nothing
     user = s.scalar(select(m.User).where(m.User.username == username))
     ok = False
     if user is not None:
@@ -123,9 +168,10 @@ def login(s: Session, *, username: str, password: str, throttle: Throttle,
     else:
         _hasher.hash(password)  # the same work whether or not the user exists
     if user is None or not ok:
-        throttle.failed(key)
+        throttle.failed(by_name, by_address)
         raise AuthError("wrong username or password", status=401, field="password")
-    throttle.succeeded(key)
+    # the address keeps its count: one's own account must not reset a spray's back-off
+    throttle.succeeded(by_name)
     token = secrets.token_urlsafe(32)
     s.add(m.WebSession(token_hash=_digest(token), user_id=user.id,
                        expires_at=m.now() + dt.timedelta(days=SESSION_DAYS)))

@@ -100,7 +100,8 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
             404: "No such tournament, rulebook or person.",
             409: "The idempotency key was used for another request (nothing recorded).",
             422: "Bad input: `detail` names the field.",
-            429: "Too many failed logins; wait a few minutes."}
+            429: "Too many failed logins from this address or for this username: wait the "
+                 "seconds `Retry-After` says (`login.throttled`)."}
     return {code: {"model": ErrorOut, "description": text[code]} for code in codes}
 
 

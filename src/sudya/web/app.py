@@ -97,12 +97,14 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         status = exc.status if isinstance(exc, AuthError) else (
             409 if exc.code == "key.reused" else 422)
         field = getattr(exc, "field", "")
+        retry_after = getattr(exc, "retry_after", None)
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": [{"loc": ["body", *field.split(".")] if field
                                              else ["body"], "msg": str(exc),
                                              "type": exc.code,
                                              "params": jsonable_encoder(exc.params)}]},
-                                status_code=status)
+                                status_code=status, headers=headers)
         from sudya.services.accounts import csrf_token, session_user
         from sudya.web.context import COOKIE
 
@@ -113,7 +115,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
                 request, "error.html",
                 {"message": exc.render(i18n.current_lang.get()), "user": user,
                  "csrf": csrf_token(app.state.secret, token) if user and token else "",
-                 "lang": i18n.current_lang.get()}, status_code=status)
+                 "lang": i18n.current_lang.get()}, status_code=status, headers=headers)
         return page
 
     from sudya.web import (

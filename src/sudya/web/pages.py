@@ -55,10 +55,13 @@ def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = ""
         user, token = sign_in(ctx.ledger, username=username.strip(), password=password,
                               throttle=request.app.state.throttle, address=address)
     except AuthError as exc:
-        message = (_("Too many failed logins; wait a few minutes.") if exc.status == 429
+        message = (i18n.error(exc) if exc.status == 429
                    else _("Wrong username or password."))
-        return ctx.render("login.html", status=exc.status, next=_safe_next(next),
+        page = ctx.render("login.html", status=exc.status, next=_safe_next(next),
                           errors={"password": message}, username=username)
+        if exc.retry_after is not None:
+            page.headers["Retry-After"] = str(exc.retry_after)
+        return page
     response = see_other(_safe_next(next))
     response.set_cookie(COOKIE, token, httponly=True, samesite="lax",
                         max_age=7 * 86400, secure=request.url.scheme == "https")
