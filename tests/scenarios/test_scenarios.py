@@ -54,12 +54,7 @@ ABSENT = "<absent>"
 # Cases where the program disagrees with regulations.md. The expectation states what the
 # regulation says; the case is expected to fail until the engine or the rulebook is fixed
 # (strict: it turns red the day they agree, so this entry can be removed).
-DISAGREES_WITH_REGULATIONS: dict[str, str] = {
-    "berserk/stacking-loss-applies-next": (
-        "§1.2-1.3: a stacking loss is given at the end of the match, i.e. between games, so it "
-        "applies to the next game; the stacking ruling carries no applies_to (the standings do "
-        "move it: scoring.next_match)"),
-}
+DISAGREES_WITH_REGULATIONS: dict[str, str] = {}
 
 
 def in_ci() -> bool:

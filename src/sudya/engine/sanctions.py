@@ -89,19 +89,29 @@ def add(state: EngineState, out: list[Sanction], kind: SanctionKind, bearer: str
                         scope=(spec.scope if spec else None) or kind.scope,
                         replaceable_by=tuple(spec.replacement.by)
                         if spec and spec.replacement else ()))
-    for carry in kind.carry_over:
-        if details.get(carry.detail):
-            ruling.applies_to = {**(ruling.applies_to or {}), kind.id: carry.applies_to}
-            # 002 / §4 E8: carried near the end of a game or match is the judge's decision
-            ruling.notes.append(Reason("carry-over.by-judge",
-                                       {"text": {"ru": carry.note.ru, "en": carry.note.en}},
-                                       carry.note.source) if carry.by_judge
-                                else note(carry.note))
+    carry(kind, details, ruling)
     for att in kind.comes_with:
         if att.when is not None and not att.when(names):
             continue
         add(state, out, state.book.kind(att.kind), bearer, att.amount, None, True, day,
             details, names, ruling)
+
+
+def carry(kind: SanctionKind, details: dict[str, Any], ruling: Ruling,
+          explain: bool = True) -> None:
+    """Name in `applies_to` the next game or match a sanction of `kind` applies to, when the
+    details say it was given between games or matches (or the judge carried it, §4 E8);
+    `explain` adds the carry-over's note to the ruling's reasons."""
+    for c in kind.carry_over:
+        if details.get(c.detail):
+            ruling.applies_to = {**(ruling.applies_to or {}), kind.id: c.applies_to}
+            if not explain:
+                continue
+            # 002 / §4 E8: carried near the end of a game or match is the judge's decision
+            ruling.notes.append(Reason("carry-over.by-judge",
+                                       {"text": {"ru": c.note.ru, "en": c.note.en}},
+                                       c.note.source) if c.by_judge
+                                else note(c.note))
 
 
 def bearer(state: EngineState, kind: SanctionKind, spec_subject: str | None,

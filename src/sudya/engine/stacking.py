@@ -6,7 +6,9 @@ many different infractions receives the penalty one rank higher at the end of th
 says which penalties count: attached ones (`counts_attached`), derived ones
 (`counts_derived`), and whether the group that produced an upgrade is used up (`consumes`);
 the pool is the tournament's (regulations.md §1.3 interpretations). A player who is out
-(disqualified) gets no further stacking penalty.
+(disqualified) gets no further stacking penalty. Given at the end of the match, the penalty
+is given between matches (`given_with`): a loss it gives applies to the next game or match,
+as the sanction's `carry_over` says (002 «Значение и сила пенальти»; regulations.md §1.2–1.3).
 
 Shape: functions on the shared `EngineState` (state.py); the pool per subject is
 `state.stack`, and only subjects whose pool changed (`state.stack_dirty`) are looked at.
@@ -42,7 +44,9 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
             if st.consumes:
                 for s in used:
                     s.consumed = True
-            ruling = state.new_ruling(ev.id, subject, None, "stacking", state.t.date, ev.round)
+            given = dict.fromkeys(st.given_with, True)
+            ruling = state.new_ruling(ev.id, subject, None, "stacking", state.t.date, ev.round,
+                                      details=given)
             ruling.uses = used
             kind = state.book.kind(repeats.escalate(state, rank))
             ruling.notes.append(Reason(
@@ -51,6 +55,10 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
                  "infractions": [reason(s) for s in used]}, st.source))
             sanctions.add(state, ruling.sanctions, kind, subject, None, None, False,
                           state.t.date, {}, {}, ruling)
+            # what the upgrade applies to; no carry-over note: the stacking reason (at the end
+            # of the match) is already why, and the rulebook's stacking notes say the rest
+            for s in ruling.sanctions:
+                sanctions.carry(state.book.kind(s.kind), given, ruling, explain=False)
             for s in used:
                 state.used_by[s.seq].append(ruling)
             state.record(ruling)

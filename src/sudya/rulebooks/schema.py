@@ -431,6 +431,10 @@ class Stacking(Model):
     counts_attached: bool = False
     counts_derived: bool = True
     consumes: bool = True
+    # the common details a stacking penalty is given with (each true): given `at` the end of
+    # the match, it is given between matches, and a sanction's `carry_over` for such a detail
+    # names what it applies to (e.g. the next game)
+    given_with: list[str] = []
     source: str = ""
     interpretation: Notes = []
 
@@ -681,6 +685,12 @@ class Rulebook(Model):
                 if carry.detail not in declared:
                     problems.append(f"sanctions.{k.id}.carry_over: {carry.detail!r} is not a "
                                     "declared detail")
+        if self.stacking:
+            for name in self.stacking.given_with:
+                detail = self.common_details.get(name)
+                if detail is None or detail.type != "bool":
+                    problems.append(f"stacking.given_with: {name!r} is not a declared common "
+                                    "detail of type bool")
         if self.scoring:
             for ref in self.scoring.effects:
                 kind(ref, "scoring.effects")
