@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import ipaddress
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from sudya.db.session import PoolSettings
 
@@ -21,6 +24,24 @@ class Settings(BaseSettings):
     db_busy_timeout: float = Field(default=PoolSettings.busy_timeout, gt=0, le=3600)
     # how long a write waits for its series' turn in this process before it is refused
     write_timeout: float = Field(default=30.0, gt=0, le=3600)
+    # the reverse proxies whose X-Forwarded-For / -Proto are believed (addresses or networks,
+    # comma-separated: SUDYA_TRUSTED_PROXIES=127.0.0.1,10.0.0.0/8); none by default, so a
+    # client cannot name its own address to the login throttle
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxies(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list):
+            for part in value:
+                try:
+                    ipaddress.ip_network(str(part), strict=False)
+                except ValueError:
+                    raise ValueError(f"{part!r} is not an IP address or network "
+                                     "(such as 127.0.0.1 or 10.0.0.0/8)") from None
+        return value
 
     def pool(self) -> PoolSettings:
         return PoolSettings(size=self.db_pool_size, overflow=self.db_pool_overflow,

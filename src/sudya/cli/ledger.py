@@ -504,10 +504,11 @@ def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite
             out.print(f"  {username} / {PASSWORD}  — {display}")
     if db:
         os.environ["SUDYA_DATABASE_URL"] = db  # the app reads its Settings from the environment
-    # the CLI names the web app and never imports it (the layers, docs/architecture.md)
+    # the CLI names the web app and never imports it (the layers, docs/architecture.md);
+    # uvicorn believes no X-Forwarded-For: the app does, from SUDYA_TRUSTED_PROXIES only
     if workers == 1:
         uvicorn.run("sudya.web.app:create_app", factory=True, host=host, port=port,
-                    log_level="info")
+                    log_level="info", proxy_headers=False)
         return
     import contextlib
     import socket
@@ -515,7 +516,7 @@ def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite
     from uvicorn.supervisors import Multiprocess
 
     config = uvicorn.Config("sudya.web.app:create_app", factory=True, host=host, port=port,
-                            workers=workers, log_level="info")
+                            workers=workers, log_level="info", proxy_headers=False)
     # uvicorn binds the workers' socket with proto 0, and asyncio sets TCP_NODELAY only on
     # IPPROTO_TCP sockets: marked as TCP here, or every keep-alive request past the first
     # waits ~40 ms for a delayed ACK (Kludex/uvicorn#3149)

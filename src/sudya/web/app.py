@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2_fragments.fastapi import Jinja2Blocks
 from sqlalchemy import Engine
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from sudya import __version__
 from sudya.db.migrate import require_current
@@ -90,6 +91,11 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         if content_type.startswith("text/html") and "charset" not in content_type:
             response.headers["content-type"] = "text/html; charset=utf-8"
         return response
+
+    if settings.trusted_proxies:
+        # outermost, so every layer sees the client the named proxies report; uvicorn itself
+        # runs with proxy_headers=False (sudya serve) and believes no header from anyone
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
 
     @app.exception_handler(SudyaError)
     async def sudya_error(request: Request, exc: SudyaError) -> Response:
