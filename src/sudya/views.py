@@ -357,6 +357,13 @@ class RecordEntryView(View):
     sanctions: list[RecordSanctionView]
     notes: list[str] = Field(description="The reasons in English words; never parsed.")
     reasons: list[ReasonView]
+    pending: bool = Field(default=False, description="Waits for a decision (a judge's "
+                          "choice, the college's decision): it gives nothing yet.")
+    resolves: str | None = Field(default=None, description="A decision: the event of the "
+                                 "pending ruling it settles.")
+    resolved_by: str | None = Field(default=None, description="A pending ruling settled "
+                                    "since: the event of the decision (or of the appeal or "
+                                    "correction that revoked it).")
 
 
 class SeriesView(View):

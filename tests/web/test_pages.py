@@ -212,7 +212,8 @@ def test_dashboards_count_and_list_the_pending_and_latest_rulings(signed_in: Sig
         ("volki", "e10", ["Жёлтая карточка"]),  # two warnings in one team (004 §3.2)
         ("petr", "e10", ["Предупреждение"]),
         ("ivan", "e9", ["Предупреждение"])]
-    assert wargame.after("Последние решения").one("span", cls="pending").text() == "ожидает"
+    assert wargame.after("Последние решения").one("span", cls="pending").text() == \
+        "ожидает решения"  # §4 E11: never «Без наказания»
 
     # the clan championship: veda's hoops wait for the college (003 §2.3)
     master = signed_in("master")
@@ -405,8 +406,9 @@ def test_judge_decides_a_range_once(signed_in: SignIn, ledger: Ledger) -> None:
     assert pending_count(senior, 3) == 0
     # the range's lower end (004 §3.3): −10 points off olga's game, the yellow card to her
     # team; her 8 points become −2, the team's 8 + 15 become 13, and a yellow card costs none
-    [(points, _state)] = [s for _, _, row in record_rows(senior.get("/t/3/people/olga").text)
-                          for s in row]
+    # (the decision's row; the pending ruling's row shows the same, as decided: §4 E11)
+    [(points, _state)] = [s for _, cell, row in record_rows(senior.get("/t/3/people/olga").text)
+                          if cell.endswith("решение") for s in row]
     assert points.startswith("Штрафные очки") and re.search(r"\b10\b", points)
     medvedi = main_of(senior.get("/t/3/teams/medvedi").text)
     assert [li.text() for li in medvedi.after("Наказания и карточки").all("li")] == \

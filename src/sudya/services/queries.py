@@ -14,7 +14,7 @@ from sudya.engine.model import Roster
 from sudya.messages import reason_text
 from sudya.rulebooks import loader
 from sudya.services.ledger import LedgerError
-from sudya.services.readback import series_results, series_rulings, stored_reason
+from sudya.services.readback import SETTLING, series_results, series_rulings, stored_reason
 from sudya.standings import standings
 from sudya.views import (
     ReasonView,
@@ -100,8 +100,16 @@ def person_history(s: Session, handle: str, on: dt.date,
         about = about.where(m.Ruling.series_id.in_(list(series)))
     rows = s.scalars(about.options(selectinload(m.Ruling.sanctions))
                      .order_by(m.Ruling.series_id, m.Ruling.position))
-    out = []
+    entries: list[dict[str, Any]] = []
+    waiting: dict[tuple[int, str], list[dict[str, Any]]] = {}  # pending, by series and event
     for r in rows:
+        # a later decision on a pending ruling (or its appeal or correction) settles it: the
+        # stored row stays pending, as the ledger is append-only (readback.settle_later)
+        target = r.resolves if r.cause == "decision" else (
+            r.revokes if r.cause in SETTLING else None)
+        if target is not None:
+            for pending in waiting.pop((r.series_id, target), []):
+                pending.update(pending=False, resolved_by=r.event_ext_id)
         t = s.get(m.Tournament, r.tournament_id)
         assert t is not None
         sanctions = []
@@ -118,13 +126,17 @@ def person_history(s: Session, handle: str, on: dt.date,
                 kind=sn.kind, amount=sn.amount, attached=sn.attached,
                 valid_until=sn.valid_until, state=state))
         reasons = [stored_reason(n) for n in r.notes or []]
-        out.append(RecordEntryView(
+        entry: dict[str, Any] = dict(
             series=t.series.name, tournament=t.name, date=t.date, event=r.event_ext_id,
             infraction=r.infraction, cause=r.cause, judge=r.judge,
             rulebook=t.series.rulebook, edition=r.edition, sanctions=sanctions,
             notes=[reason_text(n) for n in reasons],
-            reasons=[ReasonView.of(n) for n in reasons]))
-    return out
+            reasons=[ReasonView.of(n) for n in reasons], pending=r.pending,
+            resolves=r.resolves)
+        if r.pending and r.cause != "decision":
+            waiting.setdefault((r.series_id, r.event_ext_id), []).append(entry)
+        entries.append(entry)
+    return [RecordEntryView(**e) for e in entries]
 
 
 def person_exists(s: Session, handle: str) -> bool:

@@ -67,22 +67,30 @@ def inputs(book: Rulebook, inf: Infraction | None, summary: dict[str, Any]
 
 def choice_options(book: Rulebook, inf: Infraction | None, level: str | None
                    ) -> dict[str, Any] | None:
-    """The judge's choices any table cell of this infraction offers (the engine checks)."""
+    """The judge's choices any table cell of this infraction offers (the engine checks),
+    each with its name in the reader's language (§4 E11: no `min`/`max` on the page)."""
     if inf is None:
         return None
-    names: list[str] = []
-    points: tuple[int, int] | None = None
+    from sudya.web.views import option_name, points_name  # views reads forms: not at import
+
+    options: dict[str, str] = {}
+    points: dict[str, Any] | None = None
     amount = False
     for _path, outcome in _outcomes(inf):
         if not isinstance(outcome, Outcome):
             continue
-        names += [n for n in outcome.options if n not in names]
+        for name in outcome.options:
+            options.setdefault(name, option_name(book, outcome, name) or name)
         if outcome.points:
-            points = (outcome.points.least, outcome.points.most)
+            pr = outcome.points
+            with_ = [i18n.text(book.kind(s.kind).name) for s in pr.with_]
+            points = {"least": pr.least, "most": pr.most,
+                      "name": points_name(book, outcome, pr.least, pr.most, with_)}
         amount = amount or outcome.amount
-    if not names and points is None and not amount:
+    if not options and points is None and not amount:
         return None
-    return {"options": names, "points": points, "amount": amount}
+    return {"options": [{"value": v, "name": n} for v, n in options.items()],
+            "points": points, "amount": amount}
 
 
 def error_field(field: str) -> str:

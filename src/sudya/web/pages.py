@@ -98,7 +98,7 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
     summary = tournament_summary(ctx.session, tid)
     if not roles.can("view-all"):
         summary["rulings"] = [r for r in summary["rulings"] if r["subject"] == roles.person]
-    rulings = [views.ruling(book, r) for r in summary["rulings"]]
+    rulings = views.rulings(book, summary["rulings"])
     pending = [r for r in rulings if r["pending"]]
     latest = list(reversed(rulings))[:10]
     clock = round_clock(ctx.session, t.id)
@@ -211,7 +211,8 @@ def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
         "ruling": r,
         "infraction_name": i18n.text(inf.name) if inf else "",
         "sanctions": [{"name": i18n.text(book.kind(s.kind).name), "kind": s.kind,
-                       "amount": s.amount, "score": s.score, "attached": s.attached,
+                       "amount": s.amount, "amount_text": views.amount(book, s.kind, s.amount),
+                       "score": s.score, "attached": s.attached,
                        "subject": s.subject if s.subject != r.subject else None,
                        "valid_until": s.valid_until} for s in r.sanctions],
         "cause": i18n.cause(r.cause),
@@ -277,6 +278,7 @@ def person(ctx: C, tid: int, handle: str) -> Response:
         # an appeal's outcome is in its note (upheld, overturned, frivolous)
         e["outcome"] = [i18n.reason(stored_reason(n), their) for n in e["reasons"]
                         if e["cause"] == "appeal"]
+    views.settle_record(entries)
     appeals = [{**a, "outcome": views.outcome_text(a["decision"]["outcome"])
                 if a["decision"] else None}
                for a in appeal_requests(ctx.session, tid) if a["appellant"] == handle]

@@ -48,14 +48,16 @@ def frivolous(book: Rulebook) -> dict[str, Any] | None:
     outcome = book.appeals.frivolous if book.appeals else None
     if outcome is None or not outcome.is_choice:
         return None
-    options = [{"value": name, "sanctions": [{"name": views.kind_name(book, s.kind),
-                                              "amount": s.amount, "score": s.score}
-                                             for s in specs]}
+    options = [{"value": name, "name": views.option_name(book, outcome, name),
+                "sanctions": views.sanctions(book, [{"kind": s.kind, "amount": s.amount,
+                                                     "score": s.score} for s in specs])}
                for name, specs in outcome.options.items()]
     pr = outcome.points
-    points = None if pr is None else {
-        "least": pr.least, "most": pr.most,
-        "with": [views.kind_name(book, s.kind) for s in pr.with_]}
+    points = None
+    if pr is not None:
+        with_ = [views.kind_name(book, s.kind) for s in pr.with_]
+        points = {"least": pr.least, "most": pr.most, "with": with_,
+                  "name": views.points_name(book, outcome, pr.least, pr.most, with_)}
     return {"options": options, "points": points}
 
 
@@ -65,8 +67,9 @@ def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
     s = ctx.session
     summary = summary or tournament_summary(s, t.id)
     by_event: dict[str, list[dict[str, Any]]] = {}
-    for r in summary["rulings"]:
-        by_event.setdefault(r["event"], []).append(views.ruling(book, r))
+    for r in views.rulings(book, summary["rulings"]):
+        by_event.setdefault(r["event"], []).append(r)
+    settled = views.settlements(book, summary["rulings"])
     requests = service.requests(s, t.id)
     requested = {a["event"] for a in requests}
     open_: list[dict[str, Any]] = []
@@ -74,7 +77,8 @@ def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
     for a in service.appealable(s, t.id):
         if a["event"] in requested:
             continue
-        view = views.ruling(book, ruling_json(a["ruling"], book.validity is not None))
+        raw = ruling_json(a["ruling"], book.validity is not None)
+        view = views.ruling(book, raw, settled.get((raw["event"], raw["subject"])))
         view["judge_role"] = _role_name(book, a["judge_role"])
         (final if a["final"] else open_).append(view)
     decisions = service.appeal_decisions(s, t.id)

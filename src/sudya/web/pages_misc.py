@@ -41,7 +41,7 @@ def team(ctx: C, tid: int, handle: str) -> Response:
     if members is None:
         raise AuthError(_("No such team."), status=404)
     name = team_name(ctx.session, series=t.series.id, handle=handle)
-    rulings = [views.ruling(book, r) for r in summary["rulings"]]
+    rulings = views.rulings(book, summary["rulings"])
     about_team = [r for r in rulings if r["subject"] == handle
                   or any(s.get("subject") == handle for s in r["sanctions"])]
     about_members = [r for r in rulings if r["subject"] in members]

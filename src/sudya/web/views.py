@@ -9,7 +9,8 @@ from fastapi import Request
 from fastapi.responses import Response
 from starlette.datastructures import FormData
 
-from sudya.rulebooks.schema import Rulebook
+from sudya.rulebooks.describe import amount_text
+from sudya.rulebooks.schema import Outcome, Rulebook, _outcomes
 from sudya.services.accounts import AuthError
 from sudya.services.ledger import Actor
 from sudya.web import forms, i18n
@@ -31,31 +32,142 @@ def infraction_name(book: Rulebook, infraction: str | None) -> str:
     return i18n.text(inf.name) if inf is not None else (infraction or "")
 
 
+def amount(book: Rulebook, kind: str, value: int | None) -> str:
+    """An amount with its unit in the reader's language («75 руды», «−5 очков»; §4 E11)."""
+    if value is None:
+        return ""
+    try:
+        spec = book.kind(kind)
+    except KeyError:
+        return str(value)
+    return amount_text(spec, value, i18n.current_lang.get())
+
+
 def sanctions(book: Rulebook, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Sanctions (as in the replay format) with their names."""
-    return [{**s, "name": kind_name(book, s["kind"])} for s in items]
+    """Sanctions (as in the replay format) with their names and amounts in words."""
+    return [{**s, "name": kind_name(book, s["kind"]),
+             "amount_text": amount(book, s["kind"], s.get("amount"))} for s in items]
 
 
-def ruling(book: Rulebook, r: dict[str, Any]) -> dict[str, Any]:
-    """A ruling (replay format) ready for a page: names instead of ids, the choices offered."""
+def choice_outcome(book: Rulebook, infraction: str | None, options: list[str],
+                   points: tuple[int, int] | None) -> Outcome | None:
+    """The rulebook's cell a judge's choice comes from (its options' and range's names):
+    the infraction's outcome, or the frivolous appeal's, offering exactly these."""
+    inf = book.infraction(infraction) if infraction else None
+    outcomes = [o for _path, o in _outcomes(inf)] if inf is not None else []
+    if book.appeals is not None and book.appeals.frivolous is not None:
+        outcomes.append(book.appeals.frivolous)
+    for o in outcomes:
+        offers = (o.points.least, o.points.most) if o.points else None
+        if list(o.options) == options and offers == points:
+            return o
+    return None
+
+
+def option_name(book: Rulebook, outcome: Outcome | None, option: str) -> str:
+    """How an option of the judge's choice reads: its name, or its sanction's name."""
+    named = outcome.option_names.get(option) if outcome is not None else None
+    if named is not None:
+        return i18n.text(named)
+    try:
+        return i18n.text(book.kind(option).name)
+    except KeyError:
+        return ""  # the option's sanctions, shown beside it, say what it is
+
+
+def points_name(book: Rulebook, outcome: Outcome | None, least: int, most: int,
+                with_: list[str]) -> str:
+    """A point range the judge picks from, in words («Штраф от 10 до 20 очков…»)."""
+    pr = outcome.points if outcome is not None else None
+    if pr is not None and pr.name is not None:
+        return i18n.text(pr.name)
+    spec = next((k for k in book.sanctions if k.tally == "points"), None)
+    kind = pr.kind if pr is not None else (spec.id if spec is not None else "points")
+    text = _("%(name)s: from %(least)s to %(most)s", name=kind_name(book, kind),
+             least=f"−{-least}" if least < 0 else str(least), most=amount(book, kind, most))
+    return " + ".join([text, *with_])
+
+
+def ruling(book: Rulebook, r: dict[str, Any], decided: dict[str, Any] | None = None
+           ) -> dict[str, Any]:
+    """A ruling (replay format) ready for a page: names instead of ids, the choices offered,
+    and for a settled pending ruling what settled it (`decided`: see `settlements`)."""
     out = {**r, "infraction_name": infraction_name(book, r.get("infraction")),
            "cause_text": i18n.cause(r["cause"]),
-           "sanctions": sanctions(book, r.get("sanctions", []))}
+           "sanctions": sanctions(book, r.get("sanctions", [])),
+           "decided": decided}
     offered = r.get("offered") or []
     if r.get("aggravated"):
         out["table"] = sanctions(book, offered)
     else:
+        choices = [o for o in offered if not isinstance(o.get("choice"), dict)]
+        ranges = [o for o in offered if isinstance(o.get("choice"), dict)]
+        span: tuple[int, int] | None = None
+        if ranges:
+            least, most = ranges[-1]["choice"]["points"]
+            span = (least, most)
+        outcome = choice_outcome(book, r.get("infraction"), [o["choice"] for o in choices],
+                                 span)
         options, points = [], None
-        for o in offered:
-            if isinstance(o.get("choice"), dict):
-                least, most = o["choice"]["points"]
-                points = {"least": least, "most": most,
-                          "with": [kind_name(book, k) for k in o.get("with", [])]}
-            else:
-                options.append({"value": o["choice"],
-                                "sanctions": sanctions(book, o.get("sanctions", []))})
+        for o in choices:
+            options.append({"value": o["choice"],
+                            "name": option_name(book, outcome, o["choice"]),
+                            "sanctions": sanctions(book, o.get("sanctions", []))})
+        if span is not None:
+            least, most = span
+            with_ = [kind_name(book, k) for k in ranges[-1].get("with", [])]
+            points = {"least": least, "most": most, "with": with_,
+                      "name": points_name(book, outcome, least, most, with_)}
         out["options"], out["points"] = options, points
     return out
+
+
+def settlements(book: Rulebook, items: list[dict[str, Any]]
+                ) -> dict[tuple[str, str], dict[str, Any]]:
+    """(event, subject) of each settled pending ruling -> what settled it: the decision's
+    sanctions (`resolves`), or the appeal or correction that revoked it while pending."""
+    by_event: dict[str, list[dict[str, Any]]] = {}
+    for r in items:
+        by_event.setdefault(r["event"], []).append(r)
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in items:
+        by = r.get("resolved_by")
+        if not by:
+            continue
+        for later in by_event.get(by, []):
+            if later["subject"] != r["subject"]:
+                continue
+            if later["cause"] == "decision" and later.get("resolves") == r["event"]:
+                out[(r["event"], r["subject"])] = {
+                    "event": by, "how": "decision",
+                    "sanctions": sanctions(book, later.get("sanctions", []))}
+            elif later.get("revokes") == r["event"]:
+                out[(r["event"], r["subject"])] = {
+                    "event": by, "how": later["cause"], "sanctions": [],
+                    "cause_text": i18n.cause(later["cause"])}
+    return out
+
+
+def rulings(book: Rulebook, items: list[dict[str, Any]],
+            among: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Rulings ready for a page, each settled pending one with what settled it (looked up
+    `among` the tournament's rulings: by default the same list)."""
+    settled = settlements(book, items if among is None else among)
+    return [ruling(book, r, settled.get((r["event"], r["subject"]))) for r in items]
+
+
+def settle_record(entries: list[dict[str, Any]]) -> None:
+    """A person's record (its entries ready for the page): each pending ruling settled since
+    gets what settled it, `decided` as `settlements` gives it (the decision's sanctions with
+    their state in the record)."""
+    by_event = {(e["series"], e["event"]): e for e in entries}
+    for e in entries:
+        later = by_event.get((e["series"], e.get("resolved_by")))
+        if later is None:
+            continue
+        e["decided"] = {"event": later["event"], "how": later["cause"],
+                        "sanctions": later["sanctions"] if later["cause"] == "decision" else [],
+                        "cause_text": later.get("cause_text") or i18n.cause(later["cause"])}
 
 
 def outcome_text(outcome: str) -> str:

@@ -1,0 +1,105 @@
+"""Erratum E11 (../shared/spec/regulations.md §4) on the judges' pages: a ruling pending a
+decision reads «ожидает решения», never «Без наказания», and once decided shows the decision's
+sanctions; amounts carry their units; the judge's choice is offered by the options' names.
+
+Demo (sudya.services.demo): tournament 2 — the clan championship, veda's hoops (e7) wait for
+the college; tournament 3 — the team wargame, olga's serious cheating (e11) waits for the
+judge's choice (004: from −10 points and a yellow card to 0-20 and a red card). Expected texts
+are written from the regulations and the rulebooks' words, not read from the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from fastapi.testclient import TestClient
+from web_testkit import Element, csrf_of, main_of
+
+from sudya.services.ledger import Actor, Ledger
+
+SignIn = Callable[[str], TestClient]
+PENDING = "ожидает решения"
+NO_SANCTION = "Без наказания"
+
+
+def card_of(page: Element, event: str, subject: str, cause: str) -> Element:
+    """The ruling card (or the record's row) of an event about a subject, by its cause; on a
+    dashboard, in its latest rulings (its «Ожидают решения» list offers the choices)."""
+    if any(h.text() == "Последние решения" for h in page.all("h2")):
+        page = page.after("Последние решения")
+    found = [c for c in [*page.all("li", cls="ruling"), *page.all("tr"),
+                         *page.all("div", cls="card")]
+             if c.text().startswith(subject) or f"· {event}" in c.text()]
+    found = [c for c in found if event in c.text() and cause in c.text()]
+    assert found, f"no ruling {event} about {subject} ({cause})"
+    return found[0]
+
+
+def decide_olga(ledger: Ledger) -> None:
+    """The senior judge takes the range's lower end (004: −10 points and a yellow card)."""
+    ledger.decide(tournament=3, of="e11", judge="sudya", choice="min",
+                  actor=Actor(name="sudya"))
+
+
+def decide_veda(ledger: Ledger) -> None:
+    """The college gives more than the table (003 §2.3): the table's and 36 ore of labour."""
+    ledger.decide(tournament=2, of="e7", judge="master",
+                  sanctions=[{"kind": "fighter-dq"}, {"kind": "technical-defeat"},
+                             {"kind": "penal-labour", "amount": 36}],
+                  actor=Actor(name="master"))
+
+
+# ---------------------------------------------------------------------- pending, then decided
+PAGES_OF_OLGA = ["/t/3", "/t/3/teams/medvedi", "/t/3/people/olga", "/t/3/appeals"]
+
+
+@pytest.mark.postgresql
+def test_a_pending_ruling_awaits_a_decision_on_every_page(signed_in: SignIn) -> None:
+    head = signed_in("glavsud")
+    for url in PAGES_OF_OLGA:
+        page = main_of(head.get(url).text)
+        olga = card_of(page, "e11", "olga", "по таблице")
+        assert PENDING in olga.text(), url
+        assert NO_SANCTION not in page.text(), url
+    college = signed_in("master")
+    for url in ("/t/2", "/t/2/teams/sever", "/t/2/people/veda"):
+        page = main_of(college.get(url).text)
+        assert PENDING in card_of(page, "e7", "veda", "совокупность").text(), url
+        assert NO_SANCTION not in page.text(), url
+
+
+@pytest.mark.postgresql
+def test_once_decided_the_pending_ruling_shows_the_decisions_sanctions(
+        signed_in: SignIn, ledger: Ledger) -> None:
+    decide_olga(ledger)
+    decide_veda(ledger)
+    head = signed_in("glavsud")
+    for url in PAGES_OF_OLGA:
+        page = main_of(head.get(url).text)
+        olga = card_of(page, "e11", "olga", "по таблице").text()
+        assert PENDING not in olga and NO_SANCTION not in olga, url
+        assert "решено (e12)" in olga, url
+        # the points with their unit, the yellow card to her team (004 §3.2)
+        assert "Штрафные очки: −10 очков" in olga, url
+        if url != "/t/3/people/olga":  # a person's record shows what she bears herself
+            assert "Жёлтая карточка" in olga, url
+    college = signed_in("master")
+    for url in ("/t/2", "/t/2/people/veda"):
+        veda = card_of(main_of(college.get(url).text), "e7", "veda", "совокупность").text()
+        assert "решено (e10)" in veda and PENDING not in veda, url
+        assert "Дисквалификация бойца без права замены" in veda, url
+        assert "Каторга без права откупа: 36 руды" in veda, url
+    assert "Ничего не ждёт выбора судьи." in head.get("/t/3/pending").text
+
+
+def test_the_record_preview_of_a_pending_ruling_awaits_the_decision(signed_in: SignIn) -> None:
+    judge = signed_in("sudya")
+    url = "/t/3/record?infraction=serious-cheating&player=nina"
+    r = judge.post("/t/3/record/preview", data={
+        "csrf": csrf_of(judge, url), "infraction": "serious-cheating", "player": "nina",
+        "round": "2"})
+    assert r.status_code == 200
+    preview = main_of(r.text).one("section", cls="preview")
+    assert PENDING in preview.text()
+    assert NO_SANCTION not in preview.text()
