@@ -77,7 +77,7 @@ def _name(book: Rulebook | None, kind: str, value: Any, lang: str) -> str:
 
 
 # parameters whose values are words of the catalogue itself: a value type, a cause
-WORDS = {"type": "type", "cause": "cause"}
+WORDS = {"type": "type", "cause": "cause", "table": "record", "column": "column"}
 
 
 def _param(name: str, value: Any, lang: str, book: Rulebook | None) -> Any:

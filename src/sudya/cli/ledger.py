@@ -442,6 +442,46 @@ def import_scenario_cmd(file: Annotated[Path, typer.Argument(help="scenario file
                      + "\n")
 
 
+# ---------------------------------------------------------------------- audit
+audit_app = typer.Typer(help="Проверка журнала / audit: verify the hash chain.",
+                        no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
+
+
+@audit_app.command("verify")
+def audit_verify(db: Db = None,
+                 series: Annotated[str | None, typer.Option(help="only this series")] = None,
+                 as_json: JsonOpt = False, by: Actor = "cli") -> None:
+    """Проверить цепочку хешей каждой серии и сверить решения с повторным разбором;
+    exit 1 при нарушении. Verify every series' hash chain and its rulings against a replay
+    of its events; exit 1 naming the first record changed, removed or inserted."""
+    from sudya.cli.main import cli_lang
+    from sudya.messages import render
+    from sudya.services.audit import verify
+
+    audits = verify(_ledger(db), series=series, actor=_actor(by))
+    lang = cli_lang()
+    if as_json:
+        sys.stdout.write(json.dumps([{
+            "series": a.series, "records": a.records, "ok": a.ok, "head": a.head,
+            "problems": [{"code": p.code, "params": p.params,
+                          "text": render(p.code, p.params, lang)} for p in a.problems]}
+            for a in audits], ensure_ascii=False, indent=2) + "\n")
+    else:
+        for a in audits:
+            if a.ok:
+                sys.stdout.write(render("audit.ok", {"series": a.series, "records": a.records},
+                                        lang) + "\n")
+            for p in a.problems:
+                sys.stdout.write(render(p.code, p.params, lang) + "\n")
+        total = sum(a.records for a in audits)
+        problems = sum(len(a.problems) for a in audits)
+        sys.stdout.write(render("audit.summary-ok" if not problems else "audit.summary-failed",
+                                {"records": total, "problems": problems}, lang) + "\n")
+    if not all(a.ok for a in audits):
+        raise typer.Exit(1)
+
+
 # ---------------------------------------------------------------------- web app
 user_app = typer.Typer(help="Пользователи / users of the web app.", no_args_is_help=True)
 app.add_typer(user_app, name="user")

@@ -46,6 +46,12 @@ class Audited:
     request_id: Mapped[str | None] = mapped_column(String(64))
 
 
+class Chained:
+    """An append-only row's link in its series' hash chain (db.chain); set by the writer."""
+
+    chain: Mapped[str | None] = mapped_column(String(64))
+
+
 class Series(Audited, Base):
     """An organiser's championship or league: tournaments under one rulebook."""
 
@@ -54,6 +60,7 @@ class Series(Audited, Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     rulebook: Mapped[str] = mapped_column(String(200))
     last_seq: Mapped[int] = mapped_column(Integer, default=0)  # the lock row; see services
+    chain_head: Mapped[str | None] = mapped_column(String(64))  # the last row's hash (db.chain)
     tournaments: Mapped[list[Tournament]] = relationship(back_populates="series",
                                                          order_by="Tournament.position")
 
@@ -116,7 +123,7 @@ class Staff(Audited, Base):
     __table_args__ = (UniqueConstraint("tournament_id", "handle"),)
 
 
-class Event(Audited, Base):
+class Event(Chained, Audited, Base):
     """One input to the engine, in series order: the ledger's source of truth."""
 
     __tablename__ = "event"
@@ -132,7 +139,7 @@ class Event(Audited, Base):
                       UniqueConstraint("series_id", "ext_id"))
 
 
-class Ruling(Audited, Base):
+class Ruling(Chained, Audited, Base):
     """What the engine decided, with its reasons, the edition and the judge."""
 
     __tablename__ = "ruling"
@@ -161,7 +168,7 @@ class Ruling(Audited, Base):
     __table_args__ = (UniqueConstraint("series_id", "position"),)
 
 
-class SanctionRow(Audited, Base):
+class SanctionRow(Chained, Audited, Base):
     """A sanction as stored (the engine's is sudya.engine.model.Sanction)."""
 
     __tablename__ = "sanction"
@@ -181,7 +188,7 @@ class SanctionRow(Audited, Base):
     ruling: Mapped[Ruling] = relationship(back_populates="sanctions")
 
 
-class Revocation(Audited, Base):
+class Revocation(Chained, Audited, Base):
     """A sanction stops counting because a later ruling (appeal, cancellation…) revoked it."""
 
     __tablename__ = "revocation"
@@ -190,7 +197,7 @@ class Revocation(Audited, Base):
     ruling_id: Mapped[int] = mapped_column(ForeignKey("ruling.id"), index=True)
 
 
-class Result(Audited, Base):
+class Result(Chained, Audited, Base):
     """A game or match result, as the scorekeeper recorded it."""
 
     __tablename__ = "result"
@@ -275,3 +282,17 @@ class AppealRequest(Audited, Base):
     reason: Mapped[str] = mapped_column(String(1000), default="")
     idempotency_key: Mapped[str | None] = mapped_column(String(100), unique=True)
     __table_args__ = (UniqueConstraint("tournament_id", "event_ext_id"),)
+
+
+class AuditCheck(Audited, Base):
+    """One run of `sudya audit verify` over a series: when, by whom, and what it found
+    (a message code and its parameters, rendered where it is shown)."""
+
+    __tablename__ = "audit_check"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), index=True)
+    records: Mapped[int] = mapped_column(Integer)
+    ok: Mapped[bool] = mapped_column(Boolean)
+    head: Mapped[str | None] = mapped_column(String(64))
+    code: Mapped[str] = mapped_column(String(50))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

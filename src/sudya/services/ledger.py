@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 
 from sudya import commands
 from sudya.db import models as m
+from sudya.db.chain import Chain
 from sudya.db.session import UnitOfWork, session_factory
 from sudya.engine.model import Ruling
 from sudya.services import faults
@@ -44,6 +45,7 @@ from sudya.services.writer import (
     INSERT_EVENT,
     INSERT_RESULT,
     NEXT_SEQ,
+    SET_HEAD,
     jsonable,
     store_rulings,
 )
@@ -417,7 +419,7 @@ class Ledger:
         if s.new or s.dirty:
             s.flush()  # the caller's ORM rows first: what follows is Core on the connection
         conn = s.connection()
-        seq = conn.execute(NEXT_SEQ, {"series": series.id}).scalar_one()
+        seq, head = conn.execute(NEXT_SEQ, {"series": series.id}).one()
         # holding the series lock now: a retry with the same key finds the first attempt
         if idempotency_key:
             done = conn.execute(BY_KEY, {"key": idempotency_key}).first()
@@ -443,19 +445,23 @@ class Ledger:
         try:
             audit = {"created_by": actor.name, "request_id": actor.request_id,
                      "created_at": m.now()}
-            event_row = conn.execute(INSERT_EVENT, {
-                "series_id": series.id, "tournament_id": t.id, "seq": seq, "ext_id": ext_id,
-                "kind": kind, "payload": payload, "idempotency_key": idempotency_key,
-                **audit}).scalar_one()
+            chain = Chain(head)  # every row below is linked into the series' hash chain
+            row = {"series_id": series.id, "tournament_id": t.id, "seq": seq,
+                   "ext_id": ext_id, "kind": kind, "payload": payload,
+                   "idempotency_key": idempotency_key, **audit}
+            chain.add("event", row)
+            event_row = conn.execute(INSERT_EVENT, row).scalar_one()
             faults.point("after-event")
             if state is not None and rulings:
-                store_rulings(s, state, series.id, event_row, t.id, rulings, audit)
+                store_rulings(s, state, chain, series.id, event_row, seq, t.id, rulings, audit)
             if kind == "result":
                 a, b = payload["players"]
-                conn.execute(INSERT_RESULT, {
-                    "event_id": event_row, "tournament_id": t.id, "round": payload["round"],
-                    "player_a": a, "player_b": b, "score_a": payload["score"][0],
-                    "score_b": payload["score"][1], **audit})
+                row = {"event_id": event_row, "tournament_id": t.id, "round": payload["round"],
+                       "player_a": a, "player_b": b, "score_a": payload["score"][0],
+                       "score_b": payload["score"][1], **audit}
+                chain.add("result", row, event=seq)
+                conn.execute(INSERT_RESULT, row)
+            conn.execute(SET_HEAD, {"series": series.id, "head": chain.head})
             faults.point("before-commit")
         except BaseException:
             self.projection.forget(series.id)

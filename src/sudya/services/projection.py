@@ -24,8 +24,9 @@ import copy
 import datetime as dt
 import threading
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session, SessionTransaction
@@ -83,6 +84,19 @@ class SeriesLocks:
 
     turn: Turn = field(default_factory=Turn)
     state: threading.Lock = field(default_factory=threading.Lock)
+
+
+class StoredEvent(Protocol):
+    """An event as stored (an `m.Event` row, or the same columns read with Core)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def payload(self) -> dict[str, Any]: ...
+    @property
+    def ext_id(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
 
 
 @dataclass
@@ -219,7 +233,14 @@ class Projection:
             raise LedgerError("series.no-tournament", field="tournament")
         return state
 
-    def _replay_all(self, series: SeriesRef, events: list[m.Event]) -> State | None:
+    def _replay_all(self, series: SeriesRef, events: Iterable[StoredEvent]) -> State | None:
+        last = deque(self.replayed(series, events), maxlen=1)  # run it through
+        return last[0][0] if last else None
+
+    def replayed(self, series: SeriesRef, events: Iterable[StoredEvent],
+                 ) -> Iterator[tuple[State, StoredEvent, list[Ruling]]]:
+        """Replay stored events from the series' first (its first tournament), yielding the
+        state and the rulings after each."""
         state: State | None = None
         for ev in events:
             if state is None:
@@ -231,9 +252,9 @@ class Projection:
                     index=0, date=dt.date.fromisoformat(p["date"]), level=p["level"],
                     settings=p["settings"]))
                 state = State(engine=engine, seq=ev.seq, books={book.edition: book})
+                yield state, ev, []
                 continue
-            self._replay_stored(state, ev, series)
-        return state
+            yield state, ev, self._replay_stored(state, ev, series)
 
     def _replay_since(self, s: Session, state: State, series: SeriesRef, upto: int) -> None:
         for ev in s.scalars(select(m.Event).where(
@@ -241,9 +262,10 @@ class Projection:
                 m.Event.seq <= upto).order_by(m.Event.seq)):
             self._replay_stored(state, ev, series)
 
-    def _replay_stored(self, state: State, ev: m.Event, series: SeriesRef) -> None:
-        self.apply(state, command(ev.kind, ev.payload), ev.ext_id, series)
+    def _replay_stored(self, state: State, ev: StoredEvent, series: SeriesRef) -> list[Ruling]:
+        rulings = self.apply(state, command(ev.kind, ev.payload), ev.ext_id, series)
         state.seq = ev.seq
+        return rulings
 
 
 def rule(state: State, event: Event) -> list[Ruling]:

@@ -13,6 +13,7 @@ from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from sudya.db import models as m
+from sudya.db.chain import Chain, revocation_keys, revocation_order
 from sudya.engine.model import FOREVER, Ruling, Sanction
 from sudya.services import faults
 from sudya.services.projection import State
@@ -27,7 +28,10 @@ RESULT = cast(Table, m.Result.__table__)
 
 # built once: a statement object keeps its cache key, so each call only binds its values
 NEXT_SEQ = (update(SERIES).where(SERIES.c.id == bindparam("series"))
-            .values(last_seq=SERIES.c.last_seq + 1).returning(SERIES.c.last_seq))
+            .values(last_seq=SERIES.c.last_seq + 1)
+            .returning(SERIES.c.last_seq, SERIES.c.chain_head))
+SET_HEAD = (update(SERIES).where(SERIES.c.id == bindparam("series"))
+            .values(chain_head=bindparam("head")))
 BY_KEY = (select(EVENT.c.id, EVENT.c.series_id, EVENT.c.tournament_id, EVENT.c.kind,
                  EVENT.c.created_by, EVENT.c.payload)
           .where(EVENT.c.idempotency_key == bindparam("key")))
@@ -38,46 +42,65 @@ _INSERT_SANCTIONS = insert(SANCTION).returning(SANCTION.c.id, sort_by_parameter_
 _INSERT_REVOCATIONS = insert(REVOCATION)
 
 
-def store_rulings(s: Session, state: State, series_id: int, event_id: int,
-                  tournament_id: int, rulings: list[Ruling], audit: dict[str, Any]) -> None:
-    """Insert the rulings, their sanctions and what they revoked (a few statements)."""
+def ruling_row(r: Ruling, *, with_validity: bool) -> dict[str, Any]:
+    """A ruling's stored columns (without its ids and audit), as `sudya audit` compares them."""
+    return {"position": r.seq, "event_ext_id": r.event, "subject": r.subject,
+            "infraction": r.infraction, "cause": r.cause, "pending": r.pending,
+            "aggravated": r.aggravated, "offered": offered_json(r, with_validity),
+            "revokes": r.revokes, "resolves": r.resolves, "applies_to": r.applies_to,
+            "notes": [n.as_json() for n in r.notes], "edition": r.edition,
+            "judge": r.judge, "round": r.round, "details": jsonable(r.details)}
+
+
+def sanction_row(sn: Sanction, position: int) -> dict[str, Any]:
+    """A sanction's stored columns (without its ids and audit)."""
+    return {"position": position, "kind": sn.kind, "subject": sn.subject,
+            "amount": sn.amount, "score": sn.score, "attached": sn.attached,
+            "valid_until": None if sn.valid_until in (None, FOREVER) else sn.valid_until,
+            "never_expires": sn.valid_until == FOREVER, "status": sn.status,
+            "scope": sn.scope}
+
+
+def store_rulings(s: Session, state: State, chain: Chain, series_id: int, event_id: int,
+                  seq: int, tournament_id: int, rulings: list[Ruling],
+                  audit: dict[str, Any]) -> None:
+    """Insert the rulings, their sanctions and what they revoked (a few statements), each
+    row linked into the series' chain in the order `db.chain.walk` reads them back."""
     with_validity = state.engine.book.validity is not None
     conn = s.connection()
-    rows = [{"event_id": event_id, "series_id": series_id, "tournament_id": tournament_id,
-             "position": r.seq, "event_ext_id": r.event, "subject": r.subject,
-             "infraction": r.infraction, "cause": r.cause, "pending": r.pending,
-             "aggravated": r.aggravated, "offered": offered_json(r, with_validity),
-             "revokes": r.revokes, "resolves": r.resolves, "applies_to": r.applies_to,
-             "notes": [n.as_json() for n in r.notes], "edition": r.edition,
-             "judge": r.judge, "round": r.round, "details": jsonable(r.details), **audit}
-            for r in rulings]
+    rows = []
+    for r in rulings:
+        row = {"event_id": event_id, "series_id": series_id, "tournament_id": tournament_id,
+               **ruling_row(r, with_validity=with_validity), **audit}
+        chain.add("ruling", row, event=seq)
+        rows.append(row)
     ids = conn.execute(_INSERT_RULINGS, rows).scalars().all()
     faults.point("after-rulings")
     sanctions = []
     for r, rid in zip(rulings, ids, strict=True):
         r.ref = rid
-        sanctions += [(sn, rid, i) for i, sn in enumerate(r.sanctions)]
+        for i, sn in enumerate(r.sanctions):
+            row = {"ruling_id": rid, **sanction_row(sn, i), **audit}
+            chain.add("sanction", row, ruling=r.seq)
+            sanctions.append((sn, row))
     if sanctions:
-        sids = conn.execute(
-            _INSERT_SANCTIONS,
-            [{"ruling_id": rid, "position": i, "kind": sn.kind, "subject": sn.subject,
-              "amount": sn.amount, "score": sn.score, "attached": sn.attached,
-              "valid_until": None if sn.valid_until in (None, FOREVER) else sn.valid_until,
-              "never_expires": sn.valid_until == FOREVER, "status": sn.status,
-              "scope": sn.scope, **audit}
-             for sn, rid, i in sanctions]).scalars().all()
-        for (sn, _rid, _i), sid in zip(sanctions, sids, strict=True):
+        sids = conn.execute(_INSERT_SANCTIONS, [row for _sn, row in sanctions]).scalars().all()
+        for (sn, _row), sid in zip(sanctions, sids, strict=True):
             sn.ref = sid
     engine = state.engine
     revoked = engine.revocations[state.stored_revocations:]
     if revoked:
         undone = []
         for sanction in revoked:
-            by = sanction.revoked_by
-            assert by is not None and by.ref is not None
-            undone.append({"sanction_id": sanction_id(s, series_id, sanction),
-                           "ruling_id": by.ref, **audit})
-        conn.execute(_INSERT_REVOCATIONS, undone)
+            by, ruling = sanction.revoked_by, sanction.ruling
+            assert by is not None and by.ref is not None and ruling is not None
+            keys = revocation_keys((ruling.seq, ruling.sanctions.index(sanction)), by.seq)
+            undone.append((keys, {"sanction_id": sanction_id(s, series_id, sanction),
+                                  "ruling_id": by.ref, **audit}))
+        undone.sort(key=lambda kv: revocation_order(kv[0]))
+        for keys, row in undone:
+            chain.add("revocation", row, **keys)
+        conn.execute(_INSERT_REVOCATIONS, [row for _keys, row in undone])
     state.stored_revocations = len(engine.revocations)
 
 

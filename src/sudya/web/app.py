@@ -128,6 +128,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         api,
         pages,
         pages_appeals,
+        pages_audit,
         pages_decks,
         pages_manage,
         pages_misc,
@@ -146,7 +147,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
 
     app.include_router(pages.router)
     for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks, pages_decks,
-                   pages_manage):
+                   pages_manage, pages_audit):
         app.include_router(module.router)
     app.include_router(api.router)
     return app

@@ -29,6 +29,7 @@ from sudya.services.readback import stored_reason
 from sudya.views import TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
+from sudya.web.pages_audit import check_view
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -102,8 +103,12 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
     pending = [r for r in rulings if r["pending"]]
     latest = list(reversed(rulings))[:10]
     clock = round_clock(ctx.session, t.id)
+    # the head judge and the organiser see the ledger's last verification (pages_audit)
+    audit = ({"check": check_view(ctx, tid)}
+             if roles.can("hear-appeals") or roles.can("manage") else None)
     return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
-                      pending=pending, latest=latest, recorded=recorded, clock=clock)
+                      pending=pending, latest=latest, recorded=recorded, clock=clock,
+                      audit=audit)
 
 
 # ---------------------------------------------------------------------- record a ruling

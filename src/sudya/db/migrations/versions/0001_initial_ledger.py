@@ -9,30 +9,12 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from sudya.db.append_only import create_triggers
+
 revision = '0001'
 down_revision = None
 branch_labels = None
 depends_on = None
-
-
-APPEND_ONLY = ("event", "ruling", "sanction", "revocation", "result")
-
-
-def _append_only_triggers() -> None:
-    """The ledger is append-only: the database itself refuses UPDATE and DELETE."""
-    if op.get_bind().dialect.name == "postgresql":
-        op.execute(
-            "CREATE FUNCTION sudya_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ "
-            "BEGIN RAISE EXCEPTION 'sudya: % is append-only', TG_TABLE_NAME; END $$"
-        )
-        for table in APPEND_ONLY:
-            op.execute(f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON "
-                       f"{table} FOR EACH ROW EXECUTE FUNCTION sudya_append_only()")
-        return
-    for table in APPEND_ONLY:
-        for action in ("UPDATE", "DELETE"):
-            op.execute(f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} "
-                       f"BEGIN SELECT RAISE(ABORT, 'sudya: {table} is append-only'); END")
 
 
 def upgrade() -> None:
@@ -245,7 +227,7 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_revocation_ruling_id'), ['ruling_id'], unique=False)
 
     # ### end Alembic commands ###
-    _append_only_triggers()
+    create_triggers(op.get_bind())  # the ledger is append-only
 
 
 def downgrade() -> None:
