@@ -9,8 +9,13 @@ docs/scenarios.en.md, `standings`):
 - ``match-points``: each result is a match (or a fight) scored in games won; the winner gets
   ``win`` points, a draw ``draw``, a loss ``loss``. Sanction kinds named in
   ``scoring.effects`` change the match of the round they are given in (``lose-game``,
-  ``lose-match``, ``void``), or of the next round when ``scoring.next_match`` says so.
+  ``lose-match``, ``void``), or of the next round when the ruling says the sanction applies
+  to the next match (``applies_to``) or ``scoring.next_match`` says so.
   Players are placed by match points, then the rulebook's tiebreakers, then id.
+
+Both kinds rank their tables (``place``: ``points`` by ``scoring.order``, then id), and a
+subject whose status the rulebook names in ``scoring.unplaced`` takes no place and is listed
+after everyone placed.
 
 Nothing here knows a rulebook by name: what differs comes from the scoring data.
 """
@@ -18,6 +23,7 @@ Nothing here knows a rulebook by name: what differs comes from the scoring data.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -58,7 +64,7 @@ def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
         return None
     read = _read_rulings(book, roster, rulings)
     if scoring.kind == "points":
-        return _points(roster, results, read)
+        return _points(scoring, roster, results, read)
     return _match_points(scoring, roster, results, read)
 
 
@@ -83,7 +89,7 @@ def _read_rulings(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> _Rul
             effect = scoring.effects.get(s.kind)
             if s.score is None and effect is None:
                 continue
-            round_ = _target_round(scoring, r)
+            round_ = _target_round(scoring, r, s.kind)
             for player in _players_of(roster, s.subject):
                 e = out.effects.setdefault((r.tournament, round_, player), _Effects())
                 if s.score is not None and e.fixed is None:
@@ -98,10 +104,21 @@ def _read_rulings(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> _Rul
     return out
 
 
-def _target_round(scoring: Scoring, r: Ruling) -> int | None:
-    """The round whose match a ruling's sanctions change: its own, or the next one."""
+def _target_round(scoring: Scoring, r: Ruling, kind: str) -> int | None:
+    """The round whose match a sanction of `kind` changes: its ruling's own, or the next one.
+
+    A sanction the ruling says applies to the next match (`applies_to: next-match`: given
+    between matches, made by stacking at the end of a match, or carried there by the judge,
+    regulations.md §1.2 and §4 E8) changes the match of the next round, whatever the scoring
+    says; `scoring.next_match` names the other rulings that do (a game loss given between
+    matches applies to the next game, which is the next round's).
+    """
+    if r.round is None:
+        return r.round
+    if r.applies_to and r.applies_to.get(kind) == "next-match":
+        return r.round + 1
     nxt = scoring.next_match
-    if nxt is None or r.round is None:
+    if nxt is None:
         return r.round
     if r.cause in nxt.causes or any(r.details.get(d) for d in nxt.details):
         return r.round + 1
@@ -146,9 +163,10 @@ def _after_leaving(roster: Roster, result: Result, t: int, read: _Rulings) -> bo
 
 
 # ---------------------------------------------------------------------- points
-def _points(roster: Roster, results: list[tuple[Result, int]],
+def _points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
             read: _Rulings) -> dict[str, Any]:
-    """Per player: games, game points, deductions, total; per team the sums and card points."""
+    """Per player: place, games, game points, deductions, total; per team its place, the sums
+    and card points; each table in the order of `scoring.order` (default: total)."""
     players: dict[str, dict[str, Any]] = {
         p: {"games": 0, "game_points": 0, "deductions": read.deductions.get(p, 0)}
         for p in roster.players
@@ -181,7 +199,39 @@ def _points(roster: Roster, results: list[tuple[Result, int]],
             "card_points": card_points,
             "total": game_points + member_deductions + card_points,
         }
-    return {"players": players, "teams": teams}
+    keys = scoring.order or ["total"]
+
+    def by_order(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        return _placed(scoring, rows, read,
+                       lambda sid: (*(-rows[sid][k] for k in keys), sid))
+
+    return {"players": by_order(players), "teams": by_order(teams)}
+
+
+def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
+            key: Callable[[str], tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
+    """The lines in table order with their places: 1, 2, 3… by `key` (no shared place).
+
+    A subject whose status the rulebook names in `scoring.unplaced` takes no place: it is
+    listed after everyone placed (in the same order among themselves), `place: null`, and
+    the places of the others close up.
+    """
+    # Which statuses lose their place is the rulebook's: 002 «Значение и сила пенальти» lets a
+    # disqualified player keep the points and the prize of the place taken, while 003
+    # «Дисквалификация команды», «с турнира/чемпионата» puts a disqualified team (fighter) out
+    # of the tournament — no place at all rather than the last one, which is still a place
+    # (and a prize place in a small field): marked and left out of the ranks.
+    out: dict[str, dict[str, Any]] = {}
+    place = 0
+    for sid in sorted(rows, key=lambda sid: (_unplaced(scoring, read, sid), key(sid))):
+        placed = not _unplaced(scoring, read, sid)
+        place += placed
+        out[sid] = {"place": place if placed else None, **rows[sid]}
+    return out
+
+
+def _unplaced(scoring: Scoring, read: _Rulings, subject: str) -> bool:
+    return read.status.get(subject) in scoring.unplaced
 
 
 # ---------------------------------------------------------------------- match points
@@ -232,18 +282,16 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
             row["match_points"] += points[outcome]
             opponents[player].append(opponent)
     breaks = {p: _tiebreakers(scoring, rows, opponents[p]) for p in rows}
-    order = sorted(rows, key=lambda p: (-rows[p]["match_points"],
-                                        *(-v for v in breaks[p].values()), p))
-    players: dict[str, dict[str, Any]] = {}
-    for place, p in enumerate(order, start=1):
-        players[p] = {"place": place, **rows[p], **breaks[p],
-                      "status": read.status.get(p, "active")}
-    team_rows = {team: {key: sum(rows[m][key] for m in members if m in rows) for key in COUNTS}
-                 for team, members in roster.teams.items()}
-    team_order = sorted(team_rows, key=lambda t: (-team_rows[t]["match_points"], t))
-    teams = {team: {"place": place, **team_rows[team],
-                    "status": read.status.get(team, "active")}
-             for place, team in enumerate(team_order, start=1)}
+    player_rows = {p: {**rows[p], **breaks[p], "status": read.status.get(p, "active")}
+                   for p in rows}
+    players = _placed(scoring, player_rows, read,
+                      lambda p: (-rows[p]["match_points"], *(-v for v in breaks[p].values()),
+                                 p))
+    team_rows: dict[str, dict[str, Any]] = {
+        team: {**{key: sum(rows[m][key] for m in members if m in rows) for key in COUNTS},
+               "status": read.status.get(team, "active")}
+        for team, members in roster.teams.items()}
+    teams = _placed(scoring, team_rows, read, lambda t: (-team_rows[t]["match_points"], t))
     return {"players": players, "teams": teams}
 
 

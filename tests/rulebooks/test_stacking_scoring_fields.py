@@ -68,3 +68,27 @@ def test_stacking_given_with_needs_a_declared_bool_detail(tmp_path: Path, detail
     message = refusal(write(tmp_path, text))
     assert f"stacking.given_with: {detail!r} is not a declared common detail of type bool" \
         in message
+
+
+def with_scoring(scoring: str) -> str:
+    return TINY.replace("repeats: {mode: escalate}\n",
+                        f"repeats: {{mode: escalate}}\nscoring: {scoring}\n")
+
+
+def test_a_scoring_order_and_unplaced_statuses_load(tmp_path: Path) -> None:
+    book = loader.load_file(write(tmp_path, with_scoring(
+        "{kind: points, scale: 20, order: [total, game_points], unplaced: [disqualified]}")))
+    assert book.scoring is not None
+    assert (book.scoring.order, book.scoring.unplaced) == (["total", "game_points"],
+                                                           ["disqualified"])
+
+
+@pytest.mark.parametrize(("scoring", "says"), [
+    ("{kind: match-points, order: [total]}", "order needs kind: points"),
+    ("{kind: points, order: []}", "order names at least one key"),
+    ("{kind: points, order: [wins]}", "scoring.order"),
+    ("{kind: points, unplaced: [gone]}", "scoring.unplaced"),
+])
+def test_a_scoring_order_or_unplaced_status_that_cannot_work_is_refused(
+        tmp_path: Path, scoring: str, says: str) -> None:
+    assert says in refusal(write(tmp_path, with_scoring(scoring)))

@@ -14,7 +14,8 @@ What an expected file is compared on (shared/spec/scenarios.md, "Output"):
   code may not), leaving out `rule.source` and `rule.interpretation`, which every ruling of an
   infraction carries from its rulebook;
 - the same subjects, each on the keys its expected entry states;
-- `standings` when stated, and `rulebook.id` (and `rulebook.edition` when stated).
+- `standings` when stated (with the order of each table), and `rulebook.id` (and
+  `rulebook.edition` when stated).
 
 A case listed in DISAGREES_WITH_REGULATIONS states what regulations.md says where the program
 does not (yet): it is a strict xfail, so it turns red the day the program agrees.
@@ -128,6 +129,12 @@ def differences(result: dict[str, Any], expected: dict[str, Any]) -> list[str]:
     if "standings" in expected and result.get("standings", ABSENT) != expected["standings"]:
         out.append(f"standings: expected {expected['standings']!r}, "
                    f"got {result.get('standings', ABSENT)!r}")
+    elif "standings" in expected and isinstance(expected["standings"], dict):
+        # the tables are written in their order (docs/scenarios.en.md, `place`)
+        for part, want in expected["standings"].items():
+            got = result["standings"][part]
+            if isinstance(want, dict) and list(got) != list(want):
+                out.append(f"standings.{part} order: expected {list(want)}, got {list(got)}")
     return out
 
 

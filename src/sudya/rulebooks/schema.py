@@ -546,6 +546,12 @@ class Scoring(Model):
     effects: dict[str, ScoreEffect] = {}  # sanction kind -> what it does to the match
     next_match: NextMatch | None = None
     tiebreakers: Annotated[list[Tiebreaker], BeforeValidator(_as_list)] = []
+    # `points`: the keys of a line the table is ordered by, the higher first, each breaking
+    # the ties of the ones before, then the id (default: total); `match-points` is ordered by
+    # match_points, then the tiebreakers
+    order: list[Literal["total", "game_points", "deductions"]] | None = None
+    # statuses whose bearers take no place: listed after everyone placed, with `place: null`
+    unplaced: list[Status] = []
     source: str = ""
     interpretation: Notes = []
 
@@ -553,6 +559,11 @@ class Scoring(Model):
     def _check(self) -> Scoring:
         if self.kind == "points" and (self.effects or self.tiebreakers or self.next_match):
             raise ValueError("effects, next_match and tiebreakers need kind: match-points")
+        if self.kind == "match-points" and self.order is not None:
+            raise ValueError("order needs kind: points (match-points is ordered by "
+                             "match_points, then the tiebreakers)")
+        if self.order is not None and not self.order:
+            raise ValueError("order names at least one key")
         if any(tb.id == "omw" for tb in self.tiebreakers) and self.win <= 0:
             raise ValueError("tiebreaker omw needs win > 0 (match-win rates divide by it)")
         return self
