@@ -109,4 +109,4 @@ def test_person_pages_refuse_other_series(signed_in: SignIn) -> None:
     assert player.get(f"/t/{BERSERK}/people/alisa").status_code == 200
     other = player.get(f"/t/{BERSERK}/people/boris")
     assert other.status_code == 403
-    assert "игрок видит только свою" in main_of(other.text).text()
+    assert "Игроку видна только своя история" in main_of(other.text).text()

@@ -24,7 +24,7 @@ from sudya.errors import SudyaError
 from sudya.services.accounts import AuthError, Throttle
 from sudya.services.ledger import Ledger
 from sudya.settings import Settings
-from sudya.web import i18n
+from sudya.web import i18n, security
 from sudya.web.limits import RequestLimits
 
 HERE = Path(__file__).parent
@@ -64,7 +64,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         description="Penalty regulations as a running system: record infractions, get "
                     "rulings with their reasons, appeals, decisions, results, standings.",
         openapi_url="/api/v1/openapi.json",
-        docs_url="/api/v1/docs",
+        docs_url=None,  # sudya.web.security serves it, with a policy of its own
         redoc_url=None,
     )
     app.state.ledger = Ledger(db, write_timeout=settings.write_timeout)
@@ -88,8 +88,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("X-Frame-Options", "DENY")
         content_type = response.headers.get("content-type", "")
-        if content_type.startswith("text/html") and "charset" not in content_type:
-            response.headers["content-type"] = "text/html; charset=utf-8"
+        if content_type.startswith("text/html"):
+            if "charset" not in content_type:
+                response.headers["content-type"] = "text/html; charset=utf-8"
+            response.headers.setdefault("Content-Security-Policy", security.POLICY)
         return response
 
     if settings.trusted_proxies:
@@ -144,6 +146,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         return see_other(f"/login?next={request.url.path}")
 
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    security.add_api_docs(app, "/api/v1/docs")
 
     app.include_router(pages.router)
     for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks, pages_decks,
