@@ -93,6 +93,10 @@ class ErrorOut(BaseModel):
     detail: str | list[ErrorItem]
 
 
+# what a write route may answer besides its result
+WRITES = (400, 401, 403, 404, 409, 422, 503)
+
+
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     text = {400: "The body is not JSON at all (undecodable bytes).",
             401: "Not signed in (or the session has ended).",
@@ -101,7 +105,9 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
             409: "The idempotency key was used for another request (nothing recorded).",
             422: "Bad input: `detail` names the field.",
             429: "Too many failed logins from this address or for this username: wait the "
-                 "seconds `Retry-After` says (`login.throttled`)."}
+                 "seconds `Retry-After` says (`login.throttled`).",
+            503: "The series' writes were queued longer than the write timeout "
+                 "(`ledger.busy`): nothing recorded; send it again after `Retry-After`."}
     return {code: {"model": ErrorOut, "description": text[code]} for code in codes}
 
 
@@ -508,7 +514,7 @@ def person(tid: TournamentId, handle: Annotated[str, Path(min_length=1, max_leng
 
 # ---------------------------------------------------------------------- recording
 @router.post("/tournaments/{tid}/infractions", summary="Record (or preview) an infraction",
-             responses=_errors(400, 401, 403, 404, 409, 422), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model_exclude_unset=True)
 def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=True))]
            ) -> RecordOut:
     args: dict[str, Any] = dict(tournament=a.tournament.id, infraction=body.infraction,
@@ -526,7 +532,7 @@ def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=T
 
 @router.post("/tournaments/{tid}/end-of-match",
              summary="The end of a match or round: stacking checks for every player",
-             responses=_errors(400, 401, 403, 404, 409, 422), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model_exclude_unset=True)
 def end_of_match(body: EndOfMatchIn, a: Annotated[Access, Depends(_may("rule", write=True))]
                  ) -> EventOut:
     done = _execute(a, commands.EndMatch(round=body.round), body.idempotency_key)
@@ -534,7 +540,7 @@ def end_of_match(body: EndOfMatchIn, a: Annotated[Access, Depends(_may("rule", w
 
 
 @router.post("/tournaments/{tid}/appeals", summary="Decide an appeal (head judge)",
-             responses=_errors(400, 401, 403, 404, 409, 422), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model_exclude_unset=True)
 def appeal(body: AppealIn, a: Annotated[Access, Depends(_may("hear-appeals", write=True))]
            ) -> EventOut:
     done = _execute(a, commands.Appeal(of=body.of, outcome=body.outcome,
@@ -544,7 +550,7 @@ def appeal(body: AppealIn, a: Annotated[Access, Depends(_may("hear-appeals", wri
 
 
 @router.post("/tournaments/{tid}/decisions", summary="Decide a pending ruling",
-             responses=_errors(400, 401, 403, 404, 409, 422), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model_exclude_unset=True)
 def decision(body: DecisionIn, a: Annotated[Access, Depends(_may("decide", write=True))]
              ) -> EventOut:
     sanctions = (None if body.sanctions is None else
@@ -558,7 +564,7 @@ def decision(body: DecisionIn, a: Annotated[Access, Depends(_may("decide", write
 
 @router.post("/tournaments/{tid}/corrections",
              summary="Correct a mistaken record: its rulings are revoked by a new one",
-             responses=_errors(400, 401, 403, 404, 409, 422), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model_exclude_unset=True)
 def correction(body: CorrectionIn, a: Annotated[Access, Depends(_may("decide", write=True))]
                ) -> EventOut:
     done = _execute(a, commands.Correct(of=body.of, judge=a.roles.judge_handle,
@@ -568,7 +574,7 @@ def correction(body: CorrectionIn, a: Annotated[Access, Depends(_may("decide", w
 
 @router.post("/tournaments/{tid}/results",
              summary="A game or match result (scorekeeper, organiser, judges who rule)",
-             responses=_errors(400, 401, 403, 404, 409, 422))
+             responses=_errors(*WRITES))
 def result(body: ResultIn, a: Annotated[Access, Depends(_may("results", write=True))]
            ) -> ResultOut:
     if body.players[0] == body.players[1]:
@@ -744,7 +750,7 @@ def _deck_cards(ctx: Ctx, choice: str) -> tuple[CardList, bool]:
 
 
 @router.post("/decks/check", summary="Check a deck list (and register it for a player)",
-             responses=_errors(400, 401, 403, 404, 409, 422))
+             responses=_errors(*WRITES))
 def deck_check(body: DeckCheckIn, ctx: Signed) -> DeckCheckOut:
     book, access = _deck_rulebook(ctx, body.rulebook, body.tournament, "formats")
     if body.format not in book.formats:
@@ -772,7 +778,7 @@ def deck_compare(body: DeckCompareIn, ctx: Signed) -> DeckCompareOut:
 
 
 @router.post("/squad/remedy", summary="The overspend remedy: the seed and every draw",
-             responses=_errors(400, 401, 403, 404, 409, 422))
+             responses=_errors(*WRITES))
 def squad_remedy(body: SquadRemedyIn, ctx: Signed) -> SquadRemedyOut:
     book, _access = _deck_rulebook(ctx, body.rulebook, body.tournament, "squad")
     assert book.squad is not None

@@ -28,6 +28,13 @@ from sudya.web import i18n, security
 from sudya.web.limits import RequestLimits
 
 HERE = Path(__file__).parent
+# the HTTP status of an error's code (any other: 422, bad input): a key used for another
+# request is a conflict with what was stored; a write that waited longer than
+# SUDYA_WRITE_TIMEOUT for its series' turn recorded nothing and may be sent again
+STATUS = {"key.reused": 409, "ledger.busy": 503}
+# how long a refused write is told to wait (Retry-After): the queue it met was stuck for the
+# whole write timeout, so at once would only join the end of it again
+BUSY_RETRY_AFTER = 5
 
 
 def templates() -> Jinja2Blocks:
@@ -101,11 +108,11 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
 
     @app.exception_handler(SudyaError)
     async def sudya_error(request: Request, exc: SudyaError) -> Response:
-        # a key used for another request is a conflict with what was stored (409)
-        status = exc.status if isinstance(exc, AuthError) else (
-            409 if exc.code == "key.reused" else 422)
+        status = exc.status if isinstance(exc, AuthError) else STATUS.get(exc.code, 422)
         field = getattr(exc, "field", "")
         retry_after = getattr(exc, "retry_after", None)
+        if exc.code == "ledger.busy":
+            retry_after = BUSY_RETRY_AFTER
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": [{"loc": ["body", *field.split(".")] if field

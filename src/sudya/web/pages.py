@@ -188,6 +188,8 @@ async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
                                     idempotency_key=key, actor=_actor(ctx),
                                     **_record_args(parsed))
     except LedgerError as exc:
+        if exc.code == "ledger.busy":
+            raise  # 503 with Retry-After (the app's error page): nothing recorded, send again
         return ctx.render("error.html", status=422, message=i18n.error(exc, book))
     event = rulings[0].event if rulings else ""
     if forms.is_htmx(request):

@@ -358,6 +358,8 @@ async def record_finding(ctx: C, tid: int, request: Request) -> Response:
                                     judge=roles.judge_handle, details=details,
                                     idempotency_key=key, actor=views.actor(ctx))
     except LedgerError as exc:
+        if exc.code == "ledger.busy":
+            raise  # 503 with Retry-After (the app's error page): nothing recorded, send again
         return ctx.render("error.html", status=422, message=i18n.error(exc))
     event = rulings[0].event if rulings else ""
     return views.done(request, f"/t/{tid}?recorded={event}")

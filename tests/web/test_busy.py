@@ -1,0 +1,88 @@
+"""A write that waits longer than SUDYA_WRITE_TIMEOUT for its series' turn is refused with
+503 and Retry-After (`ledger.busy`), on the API and on the pages, and records nothing. The
+test holds the series' turn itself, as tests/db/test_ledger_write_locks.py does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+from web_testkit import csrf_of, main_of
+
+from sudya.services import demo
+from sudya.services.ledger import Ledger
+from sudya.web.app import BUSY_RETRY_AFTER
+
+API = "/api/v1"
+BERSERK = 1
+SignIn = Callable[[str], TestClient]
+
+
+def infractions(ledger: Ledger) -> int:
+    with ledger.db.connect() as conn:
+        return int(conn.scalar(sa.text("SELECT count(*) FROM event WHERE kind = 'infraction'"))
+                   or 0)
+
+
+@contextmanager
+def holding(ledger: Ledger) -> Iterator[None]:
+    """The Berserk series' turn held by someone else; writes wait at most 0.05 s for it."""
+    with ledger.factory() as s:
+        sid = s.scalar(sa.text("SELECT series_id FROM tournament WHERE id = :t"),
+                       {"t": BERSERK})
+    patient = ledger.write_timeout
+    ledger.write_timeout = 0.05
+    turn = ledger.projection.locks(int(sid)).turn
+    assert turn.acquire(1)
+    try:
+        yield
+    finally:
+        turn.release()
+        ledger.write_timeout = patient
+
+
+@pytest.fixture
+def held(ledger: Ledger) -> Iterator[None]:
+    with holding(ledger):
+        yield
+
+
+@pytest.mark.postgresql
+def test_the_api_answers_503_with_retry_after(client: TestClient, ledger: Ledger) -> None:
+    token = client.post(f"{API}/login", json={"username": "sudya", "password": demo.PASSWORD}
+                        ).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    body: dict[str, Any] = {"infraction": "gameplay.slow-play", "player": "dasha",
+                            "round": 2, "idempotency_key": "busy-1"}
+    before = infractions(ledger)
+    with holding(ledger):
+        r = client.post(f"{API}/tournaments/{BERSERK}/infractions", json=body, headers=auth)
+    assert r.status_code == 503 and r.headers["retry-after"] == str(BUSY_RETRY_AFTER)
+    [item] = r.json()["detail"]
+    assert item["type"] == "ledger.busy" and item["params"] == {"seconds": 0.05}
+    assert "nothing was recorded" in item["msg"]
+    assert infractions(ledger) == before
+    # sent again once the queue moves: recorded once
+    r = client.post(f"{API}/tournaments/{BERSERK}/infractions", json=body, headers=auth)
+    assert r.status_code == 200, r.text
+    assert infractions(ledger) == before + 1
+
+
+def test_the_record_form_answers_503_with_the_error_page(signed_in: SignIn, ledger: Ledger,
+                                                         held: None) -> None:
+    judge = signed_in("sudya")
+    url = f"/t/{BERSERK}/record?infraction=gameplay.slow-play&player=dasha"
+    form = {"csrf": csrf_of(judge, url), "infraction": "gameplay.slow-play",
+            "player": "dasha", "round": "2", "key": "busy-form-1"}
+    before = infractions(ledger)
+    for headers in ({}, {"HX-Request": "true"}):  # a plain form and htmx
+        page = judge.post(f"/t/{BERSERK}/record/confirm", data=form, headers=headers,
+                          follow_redirects=False)
+        assert page.status_code == 503
+        assert page.headers["retry-after"] == str(BUSY_RETRY_AFTER)
+        assert "журнал занят" in main_of(page.text).text()
+    assert infractions(ledger) == before
