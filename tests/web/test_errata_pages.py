@@ -103,3 +103,27 @@ def test_the_record_preview_of_a_pending_ruling_awaits_the_decision(signed_in: S
     preview = main_of(r.text).one("section", cls="preview")
     assert PENDING in preview.text()
     assert NO_SANCTION not in preview.text()
+
+
+# ---------------------------------------------------------------------- units
+def test_amounts_carry_their_units(signed_in: SignIn, ledger: Ledger) -> None:
+    college = signed_in("master")
+    # 003 «Назначение каторги без права откупа»: level × attacks = 12 × 2 = 24 ore
+    for url in ("/t/2", "/t/2/people/grom", "/t/2/teams/sever"):
+        assert "Каторга без права откупа: 24 руды" in main_of(college.get(url).text).text(), url
+    # the college types an amount in the kind's unit
+    pending = main_of(college.get("/t/2/pending").text)
+    assert pending.one("label", **{"for": "pending-e7-veda-amount-penal-labour"}).text() == \
+        "Объём, руды *"
+    decide_olga(ledger)
+    head = signed_in("glavsud")
+    medvedi = main_of(head.get("/t/3/teams/medvedi").text)
+    assert "Штрафные очки: −10 очков" in medvedi.text()
+    # the record form's history of the player, before a new ruling
+    judge = signed_in("master")
+    url = "/t/2/record?infraction=hoops&player=grom"
+    preview = judge.post("/t/2/record/preview", data={
+        "csrf": csrf_of(judge, url), "infraction": "hoops", "player": "grom"})
+    assert preview.status_code == 200
+    assert "Каторга без права откупа: 24 руды" in main_of(preview.text).one(
+        "section", cls="preview").text()

@@ -123,7 +123,7 @@ def deck_check(
     if tournament is None or player is None:
         _print_findings(findings, as_json)
         return
-    from sudya.cli.ledger import _actor, _ledger, _print_rulings
+    from sudya.cli.ledger import _actor, _ledger, _print_rulings, _tournament_book
     from sudya.services.decks import register_decklist
 
     # refusals come before anything is printed (or stored, where they can)
@@ -138,7 +138,7 @@ def deck_check(
                                 actor=_actor(by))
     _print_findings(findings, as_json)
     if rulings is not None:
-        _print_rulings(rulings, as_json)
+        _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
 
 
 @deck_app.command("compare")

@@ -7,13 +7,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from sudya.cli.main import UsageError, app, cli_lang, out
 from sudya.engine.model import Ruling
+
+if TYPE_CHECKING:
+    from sudya.rulebooks.schema import Rulebook
 
 Db = Annotated[str | None, typer.Option("--db", envvar="SUDYA_DATABASE_URL",
                                         help="database URL (default sqlite:///sudya.db)")]
@@ -90,7 +93,31 @@ def _date(text: str | None, field: str) -> dt.date | None:
         raise UsageError(f"{field}: not an ISO date such as 2026-03-01: {text!r}") from None
 
 
-def _print_rulings(rulings: list[Ruling], as_json: bool) -> None:
+def _tournament_book(ledger: Any, tournament: int) -> Rulebook | None:
+    """The rulebook (edition) a tournament is judged by; None for an unknown tournament."""
+    from sudya.rulebooks import loader
+    from sudya.services.queries import find_tournament
+
+    with ledger.factory() as s:
+        t = find_tournament(s, tournament=tournament)
+    return None if t is None else loader.load(t.series.rulebook, t.edition)
+
+
+def _amount(book: Rulebook | None, kind: str, amount: int | None) -> str:
+    """`: 75 руды` — an amount with its unit, as the pages write it (describe.amount_text)."""
+    from sudya.rulebooks.describe import amount_text
+
+    if amount is None:
+        return ""
+    try:
+        spec = book.kind(kind) if book is not None else None
+    except KeyError:
+        spec = None
+    return f": {amount_text(spec, amount, cli_lang()) if spec else amount}"
+
+
+def _print_rulings(rulings: list[Ruling], as_json: bool, book: Rulebook | None = None) -> None:
+    """The rulings as JSON, or as a table (amounts with their units, from `book`)."""
     from sudya.messages import reason_text
     from sudya.scenario import ruling_json
 
@@ -101,7 +128,7 @@ def _print_rulings(rulings: list[Ruling], as_json: bool) -> None:
     table = Table("событие", "кто", "нарушение", "причина", "наказания", "ожидает")
     for r in rulings:
         sanctions = ", ".join(
-            s.kind + (f" {s.amount}" if s.amount is not None else "")
+            s.kind + _amount(book, s.kind, s.amount)
             + (f" {s.score}" if s.score else "") + (" (+)" if s.attached else "")
             + (f" → {s.subject}" if s.subject != r.subject else "") for s in r.sanctions)
         table.add_row(r.event, r.subject, r.infraction or "—", r.cause, sanctions or "—",
@@ -249,12 +276,13 @@ def record(
     as_json: JsonOpt = False, by: Actor = "cli", db: Db = None,
 ) -> None:
     """Записать нарушение и решение. Record an infraction; print the rulings."""
-    rulings = _ledger(db).record(
+    ledger = _ledger(db)
+    rulings = ledger.record(
         tournament=tournament, infraction=infraction, player=player, team=team, judge=judge,
         round=round_, date=_date(date, "--date"), details=_details(detail or []),
         choice=None if choice is None else _yaml_value(choice, "--choice"),
         event_id=event_id, idempotency_key=key, actor=_actor(by))
-    _print_rulings(rulings, as_json)
+    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
 
 
 @app.command("end-match")
@@ -263,8 +291,10 @@ def end_match(tournament: TournamentOpt,
               event_id: Annotated[str | None, typer.Option("--id")] = None,
               as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
     """Конец матча: сложение пенальти. End of match: stacking checks."""
-    _print_rulings(_ledger(db).end_match(tournament=tournament, round=round_,
-                                         event_id=event_id, actor=_actor(by)), as_json)
+    ledger = _ledger(db)
+    _print_rulings(ledger.end_match(tournament=tournament, round=round_, event_id=event_id,
+                                    actor=_actor(by)), as_json,
+                   _tournament_book(ledger, tournament))
 
 
 @app.command()
@@ -275,11 +305,12 @@ def appeal(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="even
            event_id: Annotated[str | None, typer.Option("--id")] = None,
            as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
     """Апелляция к главному судье. The head judge's decision on an appeal."""
-    rulings = _ledger(db).appeal(
+    ledger = _ledger(db)
+    rulings = ledger.appeal(
         tournament=tournament, of=of, outcome=outcome, judge=judge,
         choice=None if choice is None else _yaml_value(choice, "--choice"),
         event_id=event_id, actor=_actor(by))
-    _print_rulings(rulings, as_json)
+    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
 
 
 @app.command()
@@ -294,11 +325,12 @@ def decide(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="even
     decided = None if sanctions is None else _yaml_value(sanctions, "--sanctions")
     if decided is not None and not isinstance(decided, list):
         raise UsageError("--sanctions: a YAML list such as \"[{kind: fighter-dq}]\"")
-    rulings = _ledger(db).decide(
+    ledger = _ledger(db)
+    rulings = ledger.decide(
         tournament=tournament, of=of, judge=judge, sanctions=decided,
         choice=None if choice is None else _yaml_value(choice, "--choice"),
         event_id=event_id, actor=_actor(by))
-    _print_rulings(rulings, as_json)
+    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
 
 
 @app.command()
@@ -307,9 +339,10 @@ def correct(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="eve
             judge: Annotated[str | None, typer.Option()] = None,
             as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
     """Исправить ошибочную запись (новой записью). Correct a mistaken record."""
-    rulings = _ledger(db).correct(tournament=tournament, of=of, judge=judge, reason=reason,
-                                  actor=_actor(by))
-    _print_rulings(rulings, as_json)
+    ledger = _ledger(db)
+    rulings = ledger.correct(tournament=tournament, of=of, judge=judge, reason=reason,
+                             actor=_actor(by))
+    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
 
 
 @app.command()
@@ -370,11 +403,14 @@ def history(person: Annotated[str, typer.Argument(help="player id")],
         return
     table = Table("турнир", "дата", "событие", "нарушение", "причина", "наказание", "срок",
                   "статус")
+    from sudya.rulebooks import loader
+
     for e in entries:
+        book = loader.load(e["rulebook"], e["edition"])
         for s_ in e["sanctions"] or [{"kind": "—", "valid_until": None, "state": ""}]:
             table.add_row(e["tournament"], e["date"], e["event"], e["infraction"] or "—",
-                          e["cause"], s_["kind"], str(s_.get("valid_until") or "—"),
-                          s_.get("state", ""))
+                          e["cause"], s_["kind"] + _amount(book, s_["kind"], s_.get("amount")),
+                          str(s_.get("valid_until") or "—"), s_.get("state", ""))
     out.print(table)
 
 

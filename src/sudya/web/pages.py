@@ -261,6 +261,7 @@ def readable_entry(entry: dict[str, Any]) -> dict[str, Any]:
             "infraction_name": i18n.text(inf.name) if inf else (entry["infraction"] or "—"),
             "cause_name": i18n.cause(entry["cause"]),
             "sanctions": [{**sn, "name": kinds.get(sn["kind"], sn["kind"]),
+                           "amount_text": views.amount(book, sn["kind"], sn.get("amount")),
                            "state_name": _(sn["state"])} for sn in entry["sanctions"]]}
 
 

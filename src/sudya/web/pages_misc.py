@@ -58,6 +58,8 @@ def team(ctx: C, tid: int, handle: str) -> Response:
     kind_names = {k.id: views.kind_name(book, k.id) for k in book.sanctions}
     return ctx.render("team.html", t=t, book=book, roles=roles, handle=handle,
                       status_text=statuses.get(mine.status, mine.status),
+                      points_text=views.tally_amount(book, "points", mine.points),
+                      ore_text=views.tally_amount(book, "ore", mine.ore),
                       kind_names=kind_names,
                       name=name or handle, members=members, tally=mine,
                       kinds=kinds, standing=standing, about_team=about_team,

@@ -49,7 +49,8 @@ def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status:
         ranges=[r for r in items if not r.get("aggravated")],
         aggravated=[r for r in items if r.get("aggravated")],
         kinds=[{"id": k.id, "name": i18n.text(k.name), "amount": k.amount != "none",
-                "required": k.amount == "required"} for k in kinds],
+                "required": k.amount == "required", "unit": views.unit_name(book, k.id)}
+               for k in kinds],
         errors=errors or {}, values=values or {}, decided=decided, appealed=appealed,
         problems=problems, **appeals)
     return views.show_whole_page(ctx.request, page, problems)

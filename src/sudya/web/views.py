@@ -43,6 +43,21 @@ def amount(book: Rulebook, kind: str, value: int | None) -> str:
     return amount_text(spec, value, i18n.current_lang.get())
 
 
+def tally_amount(book: Rulebook, tally: str, value: int) -> str:
+    """A subject's points or ore in words, with the unit of the kind that counts them."""
+    kind = next((k.id for k in book.sanctions if k.tally == tally), None)
+    return amount(book, kind, value) if kind is not None else str(value)
+
+
+def unit_name(book: Rulebook, kind: str) -> str:
+    """The word an amount of a kind is counted in («руды», «очков»), to label an input."""
+    try:
+        unit = book.kind(kind).unit
+    except KeyError:
+        return ""
+    return unit.form(5, i18n.current_lang.get()) if unit is not None else ""
+
+
 def sanctions(book: Rulebook, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Sanctions (as in the replay format) with their names and amounts in words."""
     return [{**s, "name": kind_name(book, s["kind"]),
