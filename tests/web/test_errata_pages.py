@@ -127,3 +127,49 @@ def test_amounts_carry_their_units(signed_in: SignIn, ledger: Ledger) -> None:
     assert preview.status_code == 200
     assert "Каторга без права откупа: 24 руды" in main_of(preview.text).one(
         "section", cls="preview").text()
+
+
+# ---------------------------------------------------------------------- the judge's choice
+def choices(form: Element) -> dict[str, str]:
+    """value -> the words beside each radio of a choice, or of the select's options."""
+    radios = {i.attrs["value"]: label.text() for label in form.all("label", cls="check")
+              for i in label.all("input", type="radio")}
+    select = form.all("select", name="choice")
+    options = {o.attrs["value"]: o.text() for s in select for o in s.all("option")}
+    return radios or options
+
+
+def test_the_choice_names_its_options_not_min_and_max(signed_in: SignIn) -> None:
+    head = signed_in("glavsud")
+    item = main_of(head.get("/t/3/pending").text).one("div", id="pending-e11-olga")
+    assert "(min)" not in item.text() and "(max)" not in item.text()
+    offered = choices(item)
+    # 004 serious cheating, with the rulebook's names of the options and of the range
+    assert offered["min"] == "Наименьшее: Штрафные очки: −10 очков + Жёлтая карточка"
+    assert offered["max"].startswith("Наибольшее: Фиксированный результат партии 0-20")
+    assert offered["points"] == "Штраф от 10 до 20 очков и жёлтая карточка"
+    dashboard = main_of(head.get("/t/3").text).after("Ожидают решения")
+    assert "Наименьшее: " in dashboard.text() and "…" not in dashboard.text()
+
+    form = main_of(head.get("/t/3/record?infraction=serious-cheating&player=nina").text)
+    assert choices(form.one("form", cls="card")) == {
+        "": "пока нет (оставить ожидающим)", "min": "Наименьшее", "max": "Наибольшее",
+        "points": "Штраф от 10 до 20 очков и жёлтая карточка"}
+    # options named after a sanction read as that sanction (time-wasting's repeat: E1)
+    repeat = main_of(head.get("/t/3/record?infraction=time-wasting&player=nina").text)
+    names = choices(repeat.one("form", cls="card"))
+    assert "Только предупреждение" in names.values()
+    assert all(value == "" or name != value for value, name in names.items())
+
+
+def test_a_frivolous_appeals_penalty_is_offered_by_the_sanctions_names(
+        signed_in: SignIn) -> None:
+    head = signed_in("glavsud")
+    r = head.post("/t/3/appeals/file", data={"csrf": csrf_of(head, "/t/3/appeals"),
+                                             "key": "k-frivolous", "event": "e9",
+                                             "appellant": "ivan"}, follow_redirects=False)
+    assert r.status_code == 303
+    appeal = main_of(head.get("/t/3/pending").text).one("div", id="appeal-e9")
+    offered = choices(appeal)
+    assert offered["warning"] == "Предупреждение"
+    assert offered["yellow-card"] == "Жёлтая карточка"

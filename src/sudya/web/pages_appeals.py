@@ -48,7 +48,7 @@ def frivolous(book: Rulebook) -> dict[str, Any] | None:
     outcome = book.appeals.frivolous if book.appeals else None
     if outcome is None or not outcome.is_choice:
         return None
-    options = [{"value": name, "name": views.option_name(book, outcome, name),
+    options = [{"value": name, "name": views.option_name(book, outcome, name, kind_too=False),
                 "sanctions": views.sanctions(book, [{"kind": s.kind, "amount": s.amount,
                                                      "score": s.score} for s in specs])}
                for name, specs in outcome.options.items()]

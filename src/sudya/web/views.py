@@ -79,15 +79,19 @@ def choice_outcome(book: Rulebook, infraction: str | None, options: list[str],
     return None
 
 
-def option_name(book: Rulebook, outcome: Outcome | None, option: str) -> str:
-    """How an option of the judge's choice reads: its name, or its sanction's name."""
+def option_name(book: Rulebook, outcome: Outcome | None, option: str,
+                kind_too: bool = True) -> str:
+    """How an option of the judge's choice reads: its name, or (`kind_too`, where its
+    sanctions are not shown beside it) the name of the sanction it is named after."""
     named = outcome.option_names.get(option) if outcome is not None else None
     if named is not None:
         return i18n.text(named)
-    try:
-        return i18n.text(book.kind(option).name)
-    except KeyError:
-        return ""  # the option's sanctions, shown beside it, say what it is
+    if kind_too:
+        try:
+            return i18n.text(book.kind(option).name)
+        except KeyError:
+            pass
+    return ""  # the option's sanctions, shown beside it, say what it is
 
 
 def points_name(book: Rulebook, outcome: Outcome | None, least: int, most: int,
@@ -126,7 +130,7 @@ def ruling(book: Rulebook, r: dict[str, Any], decided: dict[str, Any] | None = N
         options, points = [], None
         for o in choices:
             options.append({"value": o["choice"],
-                            "name": option_name(book, outcome, o["choice"]),
+                            "name": option_name(book, outcome, o["choice"], kind_too=False),
                             "sanctions": sanctions(book, o.get("sanctions", []))})
         if span is not None:
             least, most = span
