@@ -24,6 +24,10 @@ class Settings(BaseSettings):
     db_busy_timeout: float = Field(default=PoolSettings.busy_timeout, gt=0, le=3600)
     # how long a write waits for its series' turn in this process before it is refused
     write_timeout: float = Field(default=30.0, gt=0, le=3600)
+    # how many events a scenario sent to POST /api/v1/replay may hold (the body's 1 MB holds
+    # about 10,000): anyone may replay, so a stranger's replay costs at most a moment's CPU
+    replay_events_anonymous: int = Field(default=2000, ge=1, le=10_000_000)
+    replay_events_signed_in: int = Field(default=100_000, ge=1, le=10_000_000)
     # the reverse proxies whose X-Forwarded-For / -Proto are believed (addresses or networks,
     # comma-separated: SUDYA_TRUSTED_PROXIES=127.0.0.1,10.0.0.0/8); none by default, so a
     # client cannot name its own address to the login throttle

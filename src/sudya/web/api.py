@@ -28,7 +28,7 @@ from sudya.decks.cards import CardList
 from sudya.decks.decklist import Finding, check, compare, parse
 from sudya.decks.squad import SquadError, remedy
 from sudya.engine.model import Ruling
-from sudya.errors import ScenarioError
+from sudya.errors import ScenarioError, SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.scenario import replay
@@ -433,13 +433,17 @@ SCENARIO_SCHEMA: dict[str, Any] = {
 
 @router.post("/replay", response_model=None, summary="Replay a scenario (public)",
              description="200 with the replay result; a wrong scenario gets 422 with the "
-                         "one-line message `sudya replay` prints.",
+                         "one-line message `sudya replay` prints. Without signing in a "
+                         "scenario holds at most SUDYA_REPLAY_EVENTS_ANONYMOUS events (2,000), "
+                         "signed in SUDYA_REPLAY_EVENTS_SIGNED_IN (100,000); more is 413.",
              responses={200: {"model": ReplayResult, "description": "The replay result."},
+                        413: {"model": ErrorOut, "description": "The body is too large, or "
+                              "the scenario has more `events` than the caller may replay."},
                         422: {"model": ErrorOut, "description": "A wrong scenario: `detail` "
                               "is the message naming the event and the field."}},
              openapi_extra={"requestBody": {"required": True, "content": {
                  "application/json": {"schema": SCENARIO_SCHEMA}}}})
-async def replay_scenario(request: Request) -> JSONResponse:
+async def replay_scenario(request: Request, ctx: C) -> JSONResponse:
     # the body is read here, not by a pydantic model, so every wrong scenario (a list, a
     # number, broken JSON) gets the contract's one-line message
     try:
@@ -447,6 +451,7 @@ async def replay_scenario(request: Request) -> JSONResponse:
     except orjson.JSONDecodeError as exc:
         return JSONResponse({"detail": f"the body must be a scenario in JSON: line "
                                        f"{exc.lineno}: {json_error(exc)}"}, status_code=422)
+    _replay_limit(ctx, scenario)
     try:
         scenario = plain(scenario)  # as a scenario file: no NaN, lone surrogates, deep nesting
         ref = scenario.get("rulebook") if isinstance(scenario, dict) else None
@@ -457,6 +462,21 @@ async def replay_scenario(request: Request) -> JSONResponse:
     except ScenarioError as exc:
         return JSONResponse({"detail": str(exc)}, status_code=422)
     return JSONResponse(result)
+
+
+def _replay_limit(ctx: Ctx, scenario: Any) -> None:
+    """Anyone may replay: a stranger's scenario holds a few thousand events at most (413)."""
+    raw = scenario.get("events") if isinstance(scenario, dict) else None
+    if not isinstance(raw, list):
+        return  # the replay names what is wrong
+    settings = ctx.request.app.state.settings
+    if ctx.user is None and len(raw) > settings.replay_events_anonymous:
+        raise SudyaError("replay.too-many-events-anonymous", field="events", count=len(raw),
+                         limit=settings.replay_events_anonymous,
+                         signed_in=settings.replay_events_signed_in)
+    if ctx.user is not None and len(raw) > settings.replay_events_signed_in:
+        raise SudyaError("replay.too-many-events", field="events", count=len(raw),
+                         limit=settings.replay_events_signed_in)
 
 
 # ---------------------------------------------------------------------- tournaments
