@@ -10,6 +10,7 @@ are written from the regulations and the rulebooks' words, not read from the eng
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -173,3 +174,57 @@ def test_a_frivolous_appeals_penalty_is_offered_by_the_sanctions_names(
     offered = choices(appeal)
     assert offered["warning"] == "Предупреждение"
     assert offered["yellow-card"] == "Жёлтая карточка"
+
+
+# ---------------------------------------------------------------------- no ids in Russian
+def words(page: Element) -> set[str]:
+    return set(re.findall(r"[\w.-]+", page.text()))
+
+
+ROLE_IDS = {"head-judge", "senior-judge", "junior-judge", "floor-judge", "tournament-master"}
+
+
+@pytest.mark.parametrize(("user", "url"), [
+    ("glavsud", "/t/1/people"), ("glavsud", "/t/2/people"), ("glavsud", "/t/3/people"),
+    ("glavsud", "/t/1/appeals"), ("glavsud", "/t/3/appeals"), ("-", "/rulebooks/berserk"),
+    ("-", "/rulebooks/clan-championship"), ("-", "/rulebooks/team-wargame")])
+def test_roles_read_by_their_names(user: str, url: str, client: TestClient,
+                                   signed_in: SignIn) -> None:
+    page = main_of((client if user == "-" else signed_in(user)).get(url).text)
+    assert words(page) & ROLE_IDS == set()
+    if url.startswith("/t/") and url.endswith("/people"):
+        assert "Главный судья" in page.text() or "Мастер Турниров" in page.text()
+        assert "Id " not in page.text() and "Идентификатор игрока" in page.text()
+
+
+@pytest.mark.parametrize("rid", ["berserk", "clan-championship", "team-wargame"])
+def test_the_rulebook_page_cites_sources_in_russian(rid: str, client: TestClient) -> None:
+    page = main_of(client.get(f"/rulebooks/{rid}").text)
+    assert "regulations.md" not in page.text()
+    assert not re.search(r"\bE\d+\b", page.text())  # errata by number: «§4, поправка 9»
+    assert "разбор регламентов" in page.text() and "поправка" in page.text()
+
+
+def test_the_record_form_cites_sources_in_russian(signed_in: SignIn) -> None:
+    judge = signed_in("sudya")
+    url = "/t/3/record?infraction=serious-cheating&player=nina"
+    r = judge.post("/t/3/record/preview", data={
+        "csrf": csrf_of(judge, url), "infraction": "serious-cheating", "player": "nina"})
+    preview = main_of(r.text)
+    assert "regulations.md" not in preview.text()
+    assert "(разбор регламентов §3.3)" in preview.text()  # the interpretation's source
+    assert "serious-cheating" not in preview.one("form", cls="card").one("h2").text()
+
+
+def test_statuses_in_russian_the_removed_player_too(signed_in: SignIn,
+                                                    ledger: Ledger) -> None:
+    # 004 intoxication (§4 E9): the player is removed from the tournament
+    ledger.record(tournament=3, infraction="intoxication", player="ivan", judge="sudya",
+                  round=2, actor=Actor(name="sudya"))
+    head = signed_in("glavsud")
+    volki = main_of(head.get("/t/3/teams/volki").text)
+    assert "Статус: участвует" in volki.text()
+    assert "ivan · удалён(а) с турнира" in volki.after("Состав").text()
+    assert "active" not in words(volki) and "removed" not in words(volki)
+    sever = main_of(signed_in("master").get("/t/2/teams/sever").text)
+    assert "active" not in words(sever)  # the team's standing row: «статус участвует»

@@ -56,6 +56,7 @@ def templates() -> Jinja2Blocks:
     env.filters["isodate"] = i18n.isodate
     env.filters["datetime"] = i18n.datetime
     env.filters["t"] = i18n.text
+    env.filters["source"] = i18n.source  # citations named in words (§4 E11)
     env.globals["lang"] = i18n.current_lang.get
     env.globals["version"] = __version__
     env.globals["new_key"] = lambda: uuid.uuid4().hex  # one idempotency key per form

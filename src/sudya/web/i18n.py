@@ -15,7 +15,7 @@ from babel.support import Translations
 
 from sudya.engine.model import Reason
 from sudya.errors import SudyaError
-from sudya.messages import reason_text, render
+from sudya.messages import reason_text, render, source_text
 from sudya.rulebooks.schema import Rulebook
 
 LOCALES = ("ru", "en")
@@ -92,3 +92,15 @@ def reason(r: Reason, book: Rulebook | None = None) -> str:
     """A ruling's reason in the reader's language, ids shown by their names."""
     return reason_text(r, current_lang.get(), book)
 
+
+def source(value: str | None) -> str:
+    """A citation (or a text ending in one) with its documents and errata named in the
+    reader's language: «разбор регламентов §4, поправка 9», not «regulations.md §4 E9»."""
+    return source_text(value or "", current_lang.get())
+
+
+def status(value: str | None) -> str:
+    """A player's or team's status in words (§4 E7, E9: disqualified, removed)."""
+    names = {"active": gettext("active"), "disqualified": gettext("disqualified"),
+             "suspended": gettext("suspended"), "removed": gettext("removed")}
+    return names.get(value or "", value or "")

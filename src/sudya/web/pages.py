@@ -226,9 +226,9 @@ def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
         # the interpretations and the source are shown from the rulebook itself below
         "notes": [i18n.reason(n, book) for n in r.notes
                   if n.code not in ("rule.interpretation", "rule.source")],
-        "source": inf.source if inf else "",
-        "interpretations": exp.interpretations if exp else [],
-        "conflicts": exp.conflicts if exp else [],
+        "source": i18n.source(inf.source) if inf else "",
+        "interpretations": [i18n.source(n) for n in exp.interpretations] if exp else [],
+        "conflicts": [i18n.source(n) for n in exp.conflicts] if exp else [],
         "cells": {_level_name(book, lv): cell for lv, cell in (exp.cells if exp else {}).items()},
     }
 

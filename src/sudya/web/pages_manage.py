@@ -38,7 +38,7 @@ def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
     roles = [(rid, i18n.text(role.name)) for rid, role in book.roles.items()]
     defaults: dict[str, Any] = {"form": "", "values": {}, "errors": {}, "added": None}
     return ctx.render("manage.html", status=status, t=t, book=book, summary=summary,
-                      role_names=roles, **{**defaults, **data})
+                      role_names=roles, role_of=dict(roles), **{**defaults, **data})
 
 
 @router.get("/t/{tid}/people")

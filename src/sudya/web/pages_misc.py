@@ -53,18 +53,20 @@ def team(ctx: C, tid: int, handle: str) -> Response:
         standing = tournament_standings(ctx.session, tid)["teams"].get(handle)
     except LedgerError:
         standing = None
-    statuses = {"active": _("active"), "disqualified": _("disqualified"),
-                "suspended": _("suspended")}
+    if standing is not None:  # the status in words, not `active`
+        standing = {c: i18n.status(v) if c == "status" else v for c, v in standing.items()}
     kind_names = {k.id: views.kind_name(book, k.id) for k in book.sanctions}
     return ctx.render("team.html", t=t, book=book, roles=roles, handle=handle,
-                      status_text=statuses.get(mine.status, mine.status),
+                      status_text=i18n.status(mine.status),
                       points_text=views.tally_amount(book, "points", mine.points),
                       ore_text=views.tally_amount(book, "ore", mine.ore),
                       kind_names=kind_names,
                       name=name or handle, members=members, tally=mine,
                       kinds=kinds, standing=standing, about_team=about_team,
                       about_members=about_members,
-                      member_tally={p: tally.get(p) for p in members})
+                      member_tally={p: tally.get(p) for p in members},
+                      member_status={p: i18n.status(tally[p].status) for p in members
+                                     if p in tally and tally[p].status != "active"})
 
 
 # ---------------------------------------------------------------------- results entry
