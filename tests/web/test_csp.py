@@ -1,6 +1,6 @@
 """The Content-Security-Policy: on every page, and what the pages hold keeps to it (no inline
 script or style, no inline handler, no `javascript:` link). The browser's own check of the
-policy is tests/e2e/test_csp.py."""
+policy is tests/e2e/test_browser_csp.py."""
 
 from __future__ import annotations
 
