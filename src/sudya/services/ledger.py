@@ -259,25 +259,39 @@ class Ledger:
                          None, actor)
 
     def replace_player(self, *, tournament: int, removed: str, by: str,
-                       army: str | None = None, coach: bool = False,
+                       army: str | None = None, coach: bool = False, name: str | None = None,
+                       idempotency_key: str | None = None,
                        actor: Actor | None = None) -> Recorded:
-        """A removed player's place taken (regulations.md §4 E9): the replacement, already
-        registered, plays for the removed player's team from now on in this tournament."""
+        """A removed player's place taken (regulations.md §4 E9): the replacement plays for
+        the removed player's team from now on in this tournament. One not yet registered for
+        it is registered here (a person created on first sight, named `name`), in the same
+        transaction: a replacement the engine refuses registers no one."""
         actor = actor or Actor()
         payload = {"replace": removed, "by": by, "army": army, "coach": coach}
         cmd = command("roster", payload)
-        with self._tx(None, tournament) as s:
-            t, series = self._tournament(s, tournament)
-            self._lock_series(s, series.id)
-            entries = {handle: entry for handle, entry in s.execute(
-                select(m.Person.handle, m.Entry).join(m.Entry, m.Entry.person_id == m.Person.id)
-                .where(m.Entry.tournament_id == t.id, m.Person.handle.in_((removed, by))))}
-            gone, new = entries.get(removed), entries.get(by)
-            if gone is not None and new is not None and new.team_id is None:
-                new.team_id = gone.team_id  # refused by the engine below: rolled back with it
-            s.flush()
-            return self._append(s, ref(series), TournamentRef(t.id), "roster", None,
-                                cmd.payload(), None, actor)
+        try:
+            with self._tx(None, tournament) as s:
+                t, series = self._tournament(s, tournament)
+                self._lock_series(s, series.id)
+                entries = {handle: entry for handle, entry in s.execute(
+                    select(m.Person.handle, m.Entry)
+                    .join(m.Entry, m.Entry.person_id == m.Person.id)
+                    .where(m.Entry.tournament_id == t.id, m.Person.handle.in_((removed, by))))}
+                gone, new = entries.get(removed), entries.get(by)
+                if gone is not None and new is None:
+                    if self._team(s, series, by) is not None:
+                        raise LedgerError("handle.is-team", field="by", handle=by)
+                    person = self._person(s, by, name, actor)
+                    new = m.Entry(tournament_id=t.id, person_id=person.id, team_id=None,
+                                  created_by=actor.name, request_id=actor.request_id)
+                    s.add(new)
+                if gone is not None and new is not None and new.team_id is None:
+                    new.team_id = gone.team_id  # refused by the engine below: rolled back
+                s.flush()
+                return self._append(s, ref(series), TournamentRef(t.id), "roster", None,
+                                    cmd.payload(), idempotency_key, actor)
+        except _Retried as retry:  # the same replacement sent again under its key
+            return self._stored(retry.event_id)
 
     def add_judge(self, *, tournament: int, handle: str, role: str, official: bool = False,
                   name: str | None = None, actor: Actor | None = None) -> None:

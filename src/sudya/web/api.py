@@ -197,6 +197,22 @@ class CorrectionIn(Strict):
     idempotency_key: IdempotencyKey
 
 
+class ReplacementIn(Strict):
+    """A removed player's place taken (regulations.md §4 E9): by a player of the same army,
+    or by the team's coach, as the removal allows. One not yet registered for the tournament
+    is registered with it (created on first sight, named `name`)."""
+
+    replace: Handle = Field(description="The removed player.")
+    by: Handle = Field(description="Who takes the removed player's place.")
+    name: Annotated[str, Field(min_length=1, max_length=200),
+                    AfterValidator(commands.plain_id)] | None = Field(
+        default=None, description="The replacement's display name (a new person only).")
+    army: commands.Text | None = Field(default=None, description="The army both play (the "
+                                       "same); or `coach`.")
+    coach: bool = Field(default=False, description="The replacement is the team's coach.")
+    idempotency_key: IdempotencyKey
+
+
 class ResultIn(Strict):
     round: Round
     players: tuple[Handle, Handle]
@@ -319,7 +335,8 @@ def _may(action: Action | None, *, write: bool = False) -> Callable[..., Access]
             what = {None: "have no role in", "rule": "may not give rulings in",
                     "decide": "may not decide pending rulings or correct rulings in",
                     "hear-appeals": "may not decide appeals in",
-                    "results": "may not record results in"}.get(action, "may not do this in")
+                    "results": "may not record results in",
+                    "manage": "may not change the people of"}.get(action, "may not do this in")
             raise ApiError(f"you {what} this tournament", status=403)
         if write:
             ctx.check_csrf(None)
@@ -604,6 +621,21 @@ def result(body: ResultIn, a: Annotated[Access, Depends(_may("results", write=Tr
     done = _execute(a, cmd, body.idempotency_key)
     return ResultOut(event=done.event, round=body.round, players=body.players,
                      score=body.score)
+
+
+@router.post("/tournaments/{tid}/replacements",
+             summary="Replace a removed player (regulations.md §4 E9; the organiser)",
+             responses=_errors(*WRITES), response_model_exclude_unset=True)
+def replacement(body: ReplacementIn, a: Annotated[Access, Depends(_may("manage", write=True))]
+                ) -> EventOut:
+    cmd = commands.decode("roster", {"replace": body.replace, "by": body.by,
+                                     "army": body.army, "coach": body.coach})
+    assert isinstance(cmd, commands.ChangeRoster) and cmd.replace and cmd.by
+    done = a.ctx.ledger.replace_player(tournament=a.tournament.id, removed=cmd.replace,
+                                       by=cmd.by, army=cmd.army, coach=cmd.coach,
+                                       name=body.name, idempotency_key=body.idempotency_key,
+                                       actor=a.actor())
+    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
 
 
 # ---------------------------------------------------------------------- deck checks

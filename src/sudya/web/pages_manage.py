@@ -7,9 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
+from sudya import commands
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.ledger import LedgerError
-from sudya.services.queries import tournament_summary
+from sudya.services.queries import tournament_subjects, tournament_summary
 from sudya.views import TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
@@ -32,19 +33,65 @@ def _organiser(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook]:
     return t, book
 
 
+REPLACEMENT = ("replace", "by", "name", "army", "coach")
+
+
 def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
           **data: Any) -> Response:
     summary = tournament_summary(ctx.session, t.id)
     roles = [(rid, i18n.text(role.name)) for rid, role in book.roles.items()]
-    defaults: dict[str, Any] = {"form": "", "values": {}, "errors": {}, "added": None}
+    # who may be replaced: the players removed from this tournament (§4 E9)
+    removed = [p for p, v in tournament_subjects(ctx.session, tournament=t.id).items()
+               if v.status == "removed" and p not in summary["teams"]]
+    defaults: dict[str, Any] = {"form": "", "values": {}, "errors": {}, "added": None,
+                                "replaced": None}
     return ctx.render("manage.html", status=status, t=t, book=book, summary=summary,
-                      role_names=roles, role_of=dict(roles), **{**defaults, **data})
+                      role_names=roles, role_of=dict(roles), removed=removed,
+                      **{**defaults, **data})
 
 
 @router.get("/t/{tid}/people")
-def people(ctx: C, tid: int, added: str | None = None) -> Response:
+def people(ctx: C, tid: int, added: str | None = None,
+           replaced: str | None = None) -> Response:
     t, book = _organiser(ctx, tid)
-    return _page(ctx, t, book, added=added)
+    return _page(ctx, t, book, added=added, replaced=replaced)
+
+
+@router.post("/t/{tid}/people/replacement")
+async def replacement(ctx: C, tid: int, request: Request) -> Response:
+    """A removed player's replacement (regulations.md §4 E9), registered with the roster
+    change in one transaction: a refusal stands beside its field and records nothing."""
+    t, book = _organiser(ctx, tid)
+    form = await request.form()
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {k: str(form.get(k, "")).strip() for k in REPLACEMENT}
+    errors: dict[str, str] = {}
+    for field in ("replace", "by"):
+        if not values[field]:
+            errors[field] = _("Required.")
+    for field, most in (("by", 100), ("name", 200)):  # the columns' widths
+        if len(values[field]) > most:
+            errors[field] = _("At most %(n)s characters.", n=most)
+    if not errors:
+        try:  # the limits of a roster change are the commands', as in the API
+            cmd = commands.decode("roster", {
+                "replace": values["replace"], "by": values["by"],
+                "army": values["army"] or None, "coach": bool(values["coach"])})
+        except commands.CommandError as exc:
+            errors[views.error_field(exc.field, REPLACEMENT, "replace")] = i18n.error(exc)
+    if not errors:
+        assert isinstance(cmd, commands.ChangeRoster) and cmd.replace and cmd.by
+        try:
+            ctx.ledger.replace_player(tournament=tid, removed=cmd.replace, by=cmd.by,
+                                      army=cmd.army, coach=cmd.coach,
+                                      name=values["name"] or None,
+                                      idempotency_key=views.form_key(form),
+                                      actor=views.actor(ctx))
+        except LedgerError as exc:
+            errors[views.error_field(exc.field, REPLACEMENT, "replace")] = i18n.error(exc, book)
+        else:
+            return views.done(request, f"/t/{tid}/people?replaced={cmd.by}")
+    return _page(ctx, t, book, status=422, form="replacement", values=values, errors=errors)
 
 
 @router.post("/t/{tid}/people")
