@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from sudya.db import models as m
 from sudya.rulebooks import loader
+from sudya.services.changes import APPEAL_REQUEST, Change, note
 from sudya.services.ledger import Actor, Ledger, LedgerError
 from sudya.services.readback import series_rulings
 
@@ -118,6 +119,11 @@ def file_appeal(ledger: Ledger, *, tournament: int, event: str, appellant: str,
                                   request_id=actor.request_id)
             s.add(row)
             s.flush()
+            series = s.scalar(select(m.Tournament.series_id).where(
+                m.Tournament.id == tournament))
+            note(s, ledger.changes, Change(series=int(series or 0), tournament=tournament,
+                                           kind=APPEAL_REQUEST, event=event,
+                                           appeal=int(row.id), of=event))
             return int(row.id)
     except IntegrityError:  # another request got there first (PostgreSQL, no series lock)
         raise LedgerError("appeal.requested", field="event", event=event) from None

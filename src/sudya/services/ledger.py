@@ -30,6 +30,8 @@ from sudya.db.chain import Chain
 from sudya.db.session import UnitOfWork, session_factory
 from sudya.engine.model import Ruling
 from sudya.services import faults
+from sudya.services.changes import ChangeFeed, of_event
+from sudya.services.changes import note as stage_change
 from sudya.services.common import (
     Actor,
     LedgerError,
@@ -82,6 +84,7 @@ class Ledger:
         self.projection = Projection()
         self.write_timeout = write_timeout  # seconds a write waits for its series' turn
         self._places: dict[int, SeriesRef] = {}
+        self.changes = ChangeFeed()  # what this process commits (services.changes)
 
     @property
     def _states(self) -> dict[int, State]:
@@ -476,6 +479,8 @@ class Ledger:
                 chain.add("result", row, event=seq)
                 conn.execute(INSERT_RESULT, row)
             conn.execute(SET_HEAD, {"series": series.id, "head": chain.head})
+            # told to the live pages once the transaction has committed
+            stage_change(s, self.changes, of_event(series.id, t.id, seq, ext_id, kind, payload))
             faults.point("before-commit")
         except BaseException:
             self.projection.forget(series.id)

@@ -162,6 +162,9 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks, pages_decks,
                    pages_manage, pages_audit):
         app.include_router(module.router)
+    from sudya.web import live  # the tournament's event stream and /sw.js (docs/web.*.md)
+
+    live.include(app)
     app.include_router(api.router)
     return app
 

@@ -1,0 +1,95 @@
+"""Two judges' phones see each other's rulings without a reload.
+
+A demo server of the module's own (what these tests record stays out of the other modules'
+pages), Debian's chromium, phone-sized Russian contexts. Every request any page makes is
+watched: none may leave 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from e2e_kit import BERSERK, PHONE, Server, demo_server, need_chromium, shot, sign_in
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+LIVE = 5_000  # ms: a change shows on the other phone within this (the promise is ~2 s)
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    need_chromium()
+    with demo_server(tmp_path_factory.mktemp("live")) as running:
+        yield running
+
+
+@pytest.fixture
+def phone(browser: Browser, live_server: Server) -> Iterator[Callable[[str], Page]]:
+    """A new phone (browser context) signed in as a demo user; every request it makes is
+    checked to stay on 127.0.0.1."""
+    contexts: list[BrowserContext] = []
+    hosts: set[str] = set()
+
+    def open_as(username: str) -> Page:
+        context = browser.new_context(**PHONE, base_url=live_server.url)
+        context.on("request", lambda request: hosts.add(urlsplit(request.url).hostname or ""))
+        contexts.append(context)
+        page = context.new_page()
+        sign_in(page, username)
+        return page
+
+    yield open_as
+    for context in contexts:
+        context.close()
+    assert hosts <= {"127.0.0.1"}, f"requests left the host: {hosts}"
+
+
+def stream_open(page: Page) -> None:
+    """The page's event stream is connected (static/live.js marks it)."""
+    expect(page.locator("[sse-connect][data-live-open='1']")).to_have_count(1, timeout=LIVE)
+
+
+def open_preview(page: Page, player: str) -> None:
+    """The record form with the ruling previewed for `player` (slow play, round 2)."""
+    page.goto(f"/t/{BERSERK}/record?infraction=gameplay.slow-play&player={player}")
+    confirm = page.get_by_role("button", name="Подтвердить и записать")
+    if not confirm.is_visible():
+        page.get_by_role("button", name="Предпросмотр решения").click()
+    expect(confirm).to_be_visible()
+
+
+def test_a_ruling_shows_on_the_other_judges_dashboard_without_a_reload(
+        phone: Callable[[str], Page]) -> None:
+    head = phone("glavsud")
+    head.goto(f"/t/{BERSERK}")
+    stream_open(head)
+    head.evaluate("window.notReloaded = true")
+    latest = head.locator("#live-dashboard")
+
+    floor = phone("sudya")
+    open_preview(floor, "dasha")
+    floor.get_by_role("button", name="Подтвердить и записать").click()
+    floor.wait_for_url(re.compile(r"/t/1\?recorded=e\d+"))
+    event = re.search(r"recorded=(e\d+)", floor.url)
+    assert event is not None
+
+    # the head judge's phone: the ruling is on the dashboard, the page was not reloaded
+    expect(latest).to_contain_text(re.compile(rf"\b{event.group(1)}\b"), timeout=LIVE)
+    assert head.evaluate("window.notReloaded") is True
+    shot(head, "live-dashboard-after-another-judge")
+
+    # and back: the head judge's pending decision list follows the floor judge too
+    head.goto(f"/t/{BERSERK}/pending")
+    stream_open(head)
+    head.evaluate("window.notReloaded = true")
+    floor.goto(f"/t/{BERSERK}")
+    stream_open(floor)
+    head_event = head.request.post(
+        f"/api/v1/tournaments/{BERSERK}/infractions",
+        headers={"X-CSRF-Token": head.request.get("/api/v1/me").json()["csrf_token"]},
+        data={"infraction": "gameplay.slow-play", "player": "egor", "round": 2}).json()["event"]
+    expect(floor.locator("#live-dashboard")).to_contain_text(re.compile(rf"\b{head_event}\b"),
+                                                             timeout=LIVE)
+    assert head.evaluate("window.notReloaded") is True
