@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Request
@@ -12,6 +13,7 @@ from starlette.datastructures import FormData
 from sudya import commands
 from sudya.commands import CommandError
 from sudya.rulebooks.schema import Infraction, Outcome, Rulebook, _outcomes
+from sudya.rulebooks.search import find
 from sudya.web import i18n
 
 _ = i18n.gettext
@@ -32,18 +34,14 @@ def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
 
 
-def _fold(text: str) -> str:
-    return text.lower().replace("ё", "е").strip()
-
-
-def search(book: Rulebook, q: str) -> list[Infraction]:
-    """Infractions whose id, Russian or English name contains the typed text."""
-    needle = _fold(q)
-    if not needle:
-        return list(book.infractions)
-    return [inf for inf in book.infractions
-            if needle in _fold(inf.id) or needle in _fold(inf.name.ru)
-            or needle in _fold(inf.name.en)]
+def search(book: Rulebook, q: str, use: Mapping[str, int] | None = None) -> list[Infraction]:
+    """Infractions whose names or id the typed words name (by their stems, see
+    rulebooks.search), the tournament's most used first (`use`: times recorded)."""
+    found = find(book, q)
+    if not use:
+        return found
+    order = {inf.id: i for i, inf in enumerate(found)}
+    return sorted(found, key=lambda inf: (-use.get(inf.id, 0), order[inf.id]))
 
 
 def inputs(book: Rulebook, inf: Infraction | None, summary: dict[str, Any]
