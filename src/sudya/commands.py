@@ -34,6 +34,7 @@ from sudya.rulebooks.schema import Rulebook
 MAX_ROUND = 1000
 MAX_NUMBER = 10**9  # larger numbers in facts or choices are typing mistakes
 MAX_TEXT = 1000
+MAX_NOTE = 2000  # a judge's account of an incident, in their own words
 MAX_ID = 100
 FIRST_DAY, LAST_DAY = dt.date(1900, 1, 1), dt.date(2999, 12, 31)  # validity windows fit
 MAX_DEPTH = 4
@@ -118,6 +119,7 @@ def _score(value: Any) -> Any:
 Id = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID),
                AfterValidator(plain_id)]
 Text = Annotated[str, Strict(), Field(max_length=MAX_TEXT), AfterValidator(plain_text)]
+Note = Annotated[str, Strict(), Field(max_length=MAX_NOTE), AfterValidator(plain_text)]
 Round = Annotated[int, Strict(), Field(ge=0, le=MAX_ROUND)]
 Number = Annotated[int, Strict(), Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
 Points = Annotated[int, Strict(), Field(ge=0, le=100_000)]
@@ -214,6 +216,8 @@ class RecordInfraction(Command):
     details: Facts = Field(default_factory=dict,
                            description="The facts the rule reads (see the rulebook).")
     choice: Choice
+    note: Note = Field(default="", description="The judge's account of what happened "
+                       "(free text, at most 2000 characters), kept with the ruling.")
 
     @model_validator(mode="after")
     def _one_offender(self) -> RecordInfraction:
@@ -222,6 +226,12 @@ class RecordInfraction(Command):
         if self.player is not None and self.team is not None:
             raise _custom("offender.both")
         return self
+
+    def payload(self) -> dict[str, Any]:
+        out = super().payload()
+        if not self.note:  # stored as before when the judge wrote nothing
+            out.pop("note", None)
+        return out
 
     @property
     def offender(self) -> str:

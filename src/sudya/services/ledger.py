@@ -322,21 +322,24 @@ class Ledger:
     def record(self, *, tournament: int, infraction: str, player: str | None = None,
                team: str | None = None, judge: str | None = None, round: int | None = None,
                date: dt.date | None = None, details: dict[str, Any] | None = None,
-               choice: Any = None, event_id: str | None = None,
+               choice: Any = None, note: str = "", event_id: str | None = None,
                idempotency_key: str | None = None,
                actor: Actor | None = None) -> list[Ruling]:
-        """A judge reports an infraction; the engine rules on it with the full history."""
+        """A judge reports an infraction; the engine rules on it with the full history
+        (`note`: the judge's account of the incident, stored with the event)."""
         payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
                    "round": round, "date": date.isoformat() if date else None,
-                   "details": jsonable(details or {}), "choice": choice}
+                   "details": jsonable(details or {}), "choice": choice, "note": note}
         return self._event(tournament, "infraction", event_id, payload, idempotency_key, actor)
 
     def preview(self, *, tournament: int, infraction: str, player: str | None = None,
                 team: str | None = None, judge: str | None = None, round: int | None = None,
-                details: dict[str, Any] | None = None, choice: Any = None) -> list[Ruling]:
+                details: dict[str, Any] | None = None, choice: Any = None,
+                note: str = "") -> list[Ruling]:
         """The rulings `record` would make, without storing anything."""
         payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
-                   "round": round, "date": None, "details": details or {}, "choice": choice}
+                   "round": round, "date": None, "details": details or {}, "choice": choice,
+                   "note": note}
         place = self._series_of(tournament)
         base = self.projection.snapshot(place.id)  # no connection held while it waits
         with self.factory() as s, s.begin():
