@@ -471,7 +471,7 @@ def test_lookup_conduct_severe_shows_interpretation(sudya: Sudya) -> None:
     assert "Дисквалификация без призов" in line_with(out, "Любительский:")
     interpretation = line_with(out, "* Толкование:")
     assert "Объединённая ячейка" in interpretation
-    assert "regulations.md §1.4" in interpretation
+    assert "разбор регламентов §1.4" in interpretation  # the document in words (E11)
 
 
 def test_lookup_conduct_severe_shows_suspension_authority(sudya: Sudya) -> None:

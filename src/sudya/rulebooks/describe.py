@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sudya.messages import source_text
 from sudya.rulebooks.schema import (
     Infraction,
     Note,
@@ -103,7 +104,7 @@ def text(t: Text | None, lang: str) -> str:
 
 def note_text(n: Note, lang: str) -> str:
     body = n.en if lang == "en" else n.ru
-    return f"{body} ({n.source})" if n.source else body
+    return f"{body} ({source_text(n.source, lang)})" if n.source else body
 
 
 def sanction_text(book: Rulebook, spec: SanctionSpec, lang: str, attachments: bool = True) -> str:
@@ -223,7 +224,8 @@ class Explanation:
 def explain(book: Rulebook, inf: Infraction, lang: str = "ru") -> Explanation:
     """One infraction explained: penalty, what comes with it, sources, special rules."""
     exp = Explanation(
-        id=inf.id, name=text(inf.name, lang), category=inf.category, source=inf.source,
+        id=inf.id, name=text(inf.name, lang), category=inf.category,
+        source=source_text(inf.source, lang),
         description=text(inf.description, lang), cells=level_cells(book, inf, lang))
     exp.lines += repeat_lines(book, inf, lang)
     if inf.applies:

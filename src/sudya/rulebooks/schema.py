@@ -135,6 +135,7 @@ class Detail(Model):
     type: DetailType
     name: Text | None = None
     values: list[str] = []
+    value_names: dict[str, Text] = {}  # how each enum value reads (regulations.md §4 E11)
     min: float | None = None
     max: float | None = None
     required: bool = False
@@ -147,6 +148,18 @@ class Detail(Model):
         if isinstance(value, str):
             return {"type": value}
         return value
+
+    @model_validator(mode="after")
+    def _check_value_names(self) -> Detail:
+        unknown = sorted(set(self.value_names) - set(self.values))
+        if unknown:
+            raise ValueError(f"value_names: {', '.join(unknown)} not among the values")
+        return self
+
+    def value_text(self, value: str, lang: str = "ru") -> str:
+        """An enum value in words (the value itself where the rulebook names none)."""
+        name = self.value_names.get(value)
+        return name.get(lang) if name is not None else value
 
 
 class KindShorthand(Model):

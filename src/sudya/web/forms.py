@@ -58,6 +58,7 @@ def inputs(book: Rulebook, inf: Infraction | None, summary: dict[str, Any]
             "required": d.required,
             "required_if": d.required_if.source if d.required_if else "",
             "values": d.values if d.type == "enum" else players if d.type == "player" else [],
+            "labels": {v: d.value_text(v, i18n.current_lang.get()) for v in d.values},
             "default": d.default, "min": d.min, "max": d.max,
         })
     return out
