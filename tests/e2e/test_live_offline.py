@@ -1,4 +1,5 @@
-"""Two judges' phones see each other's rulings without a reload.
+"""Two judges' phones see each other's rulings without a reload; a confirm made while the Wi-Fi
+is down waits in the outbox and is recorded exactly once when it comes back.
 
 A demo server of the module's own (what these tests record stays out of the other modules'
 pages), Debian's chromium, phone-sized Russian contexts. Every request any page makes is
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -60,6 +62,13 @@ def open_preview(page: Page, player: str) -> None:
     expect(confirm).to_be_visible()
 
 
+def rulings_of(page: Page, player: str) -> list[dict[str, Any]]:
+    """The player's rulings in the berserk tournament, through the JSON API."""
+    response = page.request.get(f"/api/v1/tournaments/{BERSERK}")
+    assert response.status == 200, response.text()
+    return [r for r in response.json()["rulings"] if r["subject"] == player]
+
+
 def test_a_ruling_shows_on_the_other_judges_dashboard_without_a_reload(
         phone: Callable[[str], Page]) -> None:
     head = phone("glavsud")
@@ -93,3 +102,57 @@ def test_a_ruling_shows_on_the_other_judges_dashboard_without_a_reload(
     expect(floor.locator("#live-dashboard")).to_contain_text(re.compile(rf"\b{head_event}\b"),
                                                              timeout=LIVE)
     assert head.evaluate("window.notReloaded") is True
+
+
+def test_a_confirm_while_offline_is_kept_and_recorded_once_when_back(
+        phone: Callable[[str], Page]) -> None:
+    judge = phone("sudya")
+    judge.goto(f"/t/{BERSERK}")
+    judge.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller "
+                            "!== null", timeout=LIVE)
+    before = len(rulings_of(judge, "gleb"))
+    open_preview(judge, "gleb")
+    judge.wait_for_function("navigator.serviceWorker.controller !== null")
+
+    judge.context.set_offline(True)
+    confirm = judge.get_by_role("button", name="Подтвердить и записать")
+    confirm.click()
+    outbox = judge.locator("#outbox .outbox-count")
+    expect(outbox).to_have_text("не отправлено: 1")
+    expect(judge.get_by_role("alert")).to_contain_text("Нет связи: нарушение сохранено")
+    expect(confirm).to_be_visible()  # the form is kept
+    confirm.click()  # a second tap: the same key, still one
+    expect(outbox).to_have_text("не отправлено: 1")
+    shot(judge, "offline-record-not-sent")
+
+    # no copy of a form that carries a preview and its key: an old one would send an old key
+    kept = judge.evaluate("caches.open('sudya-v1').then(c => c.keys())"
+                          ".then(rs => rs.map(r => r.url))")
+    assert any(urlsplit(u).path == f"/t/{BERSERK}" for u in kept), kept
+    assert not [u for u in kept if "infraction=" in u], kept
+
+    # the app shell still opens without the network (the service worker's copy)
+    response = judge.goto(f"/t/{BERSERK}")
+    assert response is not None and response.from_service_worker
+    expect(judge.get_by_role("heading", level=1)).to_be_visible()
+    expect(outbox).to_have_text("не отправлено: 1")
+
+    judge.context.set_offline(False)
+    answer = judge.locator("#outbox .outbox-answers li")
+    expect(answer).to_have_count(1, timeout=LIVE)
+    expect(answer).to_contain_text(re.compile(r"Отправлено: e\d+"))
+    expect(answer).to_contain_text("Сервер записал:")
+    expect(answer.locator(".server-answer")).to_contain_text("gleb")
+    expect(outbox).to_be_hidden()
+    shot(judge, "offline-record-sent")
+    sent = re.search(r"Отправлено: (e\d+)", answer.inner_text())
+    assert sent is not None
+
+    mine = rulings_of(judge, "gleb")
+    assert len(mine) == before + 1
+    assert [r["event"] for r in mine].count(sent.group(1)) == 1
+    # nothing is sent again: a reload finds the outbox empty
+    judge.reload()
+    expect(outbox).to_be_hidden()
+    judge.wait_for_timeout(1500)
+    assert len(rulings_of(judge, "gleb")) == before + 1

@@ -1,4 +1,4 @@
-"""The live event stream (GET /api/v1/tournaments/{tid}/events) and the pages that follow it.
+"""The live event stream (GET /api/v1/tournaments/{tid}/events) and the offline shell (/sw.js).
 
 The stream never ends, so these tests serve the app with a real uvicorn on 127.0.0.1 (in a
 thread) and read it with httpx; TestClient waits for a response's end. A second Ledger over
@@ -67,9 +67,9 @@ class Stream:
         self.lines: queue.Queue[str] = queue.Queue()
         self.status: int | None = None
         self.headers: httpx.Headers | None = None
+        self.error: Exception | None = None
         self._opened = threading.Event()
         self._client = httpx.Client(timeout=httpx.Timeout(10, read=None))
-        self._closed = False
         self._thread = threading.Thread(target=self._read, args=(url, headers), daemon=True)
         self._thread.start()
         assert self._opened.wait(10), "the stream did not answer"
@@ -81,9 +81,8 @@ class Stream:
                 self._opened.set()
                 for line in r.iter_lines():
                     self.lines.put(line)
-        except (httpx.HTTPError, RuntimeError):
-            if not self._closed:
-                raise
+        except (httpx.HTTPError, RuntimeError) as exc:  # closed here, or cut by the server
+            self.error = exc
         finally:
             self._opened.set()
 
@@ -117,7 +116,6 @@ class Stream:
         return seen
 
     def close(self) -> None:
-        self._closed = True
         self._client.close()
         self._thread.join(timeout=5)
 
@@ -368,6 +366,85 @@ def test_the_live_pages_listen_and_fall_back_to_polling(
         assert f'id="live-{name}" data-live hx-get="{url}"' in page.text
         assert 'hx-trigger="sse:change delay:300ms, every 10s, live:refresh"' in page.text
         assert f'hx-select="#live-{name}"' in page.text
-        for script in ("htmx-ext-sse-2.2.4.min.js", "live.js"):
+        for script in ("htmx-ext-sse-2.2.4.min.js", "live.js", "outbox.js"):
             assert f'<script src="/static/{script}" defer></script>' in page.text
             assert client.get(f"/static/{script}").status_code == 200
+    outbox = client.get(f"/t/{BERSERK}/record").text
+    assert 'data-unsent="не отправлено: {n}"' in outbox
+    assert 'data-user="glavsud"' in outbox
+
+
+def test_the_service_worker_is_served_from_the_root(client: TestClient) -> None:
+    r = client.get("/sw.js")
+    assert r.status_code == 200
+    assert r.headers["service-worker-allowed"] == "/"
+    assert r.headers["cache-control"] == "no-cache"
+    assert r.headers["content-type"].startswith("text/javascript")
+    assert "caches" in r.text
+
+
+def test_the_answer_names_what_the_server_recorded(
+        signed_in: Callable[[str], TestClient], ledger: Ledger) -> None:
+    rulings = ledger.record(tournament=BERSERK, infraction="gameplay.slow-play",
+                            player="gleb", judge="sudya", round=2)
+    client = signed_in("sudya")
+    r = client.get(f"/t/{BERSERK}/answer/{rulings[0].event}")
+    assert r.status_code == 200
+    assert "gleb" in r.text and rulings[0].event in r.text
+    assert "<html" not in r.text  # a fragment
+    assert signed_in("igrok").get(f"/t/{BERSERK}/answer/{rulings[0].event}").status_code == 403
+
+
+# ---------------------------------------------------------------------- the real server
+def test_sudya_serve_with_two_workers_streams_every_change_and_stops_promptly(
+        tmp_path: Any) -> None:
+    """`sudya serve --workers 2`: streams land on either worker, a ruling recorded on one
+    reaches all of them (the other worker by its catch-up); and a server stopped while phones
+    listen exits within its grace (uvicorn would wait for the endless streams for ever)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    log = (tmp_path / "serve.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sudya", "serve", "--demo", "--db",
+         f"sqlite:///{tmp_path / 'demo.db'}", "--workers", "2", "--host", "127.0.0.1",
+         "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    streams: list[Stream] = []
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/login", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert process.poll() is None and time.monotonic() < deadline, \
+                (tmp_path / "serve.log").read_text()
+            time.sleep(0.2)
+        judge = token(url, "sudya")
+        for _ in range(4):
+            s = Stream(f"{url}/api/v1/tournaments/{BERSERK}/events",
+                       {"Authorization": f"Bearer {judge}"})
+            streams.append(s)
+            first_id(s)
+        event = record(url, judge, "vera")
+        for s in streams:
+            assert [d["event"] for _i, d in s.changes(1, wait=3.0)] == [event]
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=20)
+        assert time.monotonic() - started < 10
+    finally:
+        for s in streams:
+            s.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        log.close()

@@ -558,6 +558,11 @@ def user_revoke(username: Annotated[str, typer.Argument()], db: Db = None) -> No
     out.print(f"{count}")
 
 
+# seconds a stopping server lets its requests finish: the phones' live event streams
+# (web.live) never finish by themselves, and uvicorn would wait for them for ever
+SHUTDOWN_GRACE = 5
+
+
 @app.command()
 def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite)")] = False,
           host: Annotated[str, typer.Option()] = "127.0.0.1",
@@ -584,7 +589,8 @@ def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite
     # uvicorn believes no X-Forwarded-For: the app does, from SUDYA_TRUSTED_PROXIES only
     if workers == 1:
         uvicorn.run("sudya.web.app:create_app", factory=True, host=host, port=port,
-                    log_level="info", proxy_headers=False)
+                    log_level="info", proxy_headers=False,
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE)
         return
     import contextlib
     import socket
@@ -592,7 +598,8 @@ def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite
     from uvicorn.supervisors import Multiprocess
 
     config = uvicorn.Config("sudya.web.app:create_app", factory=True, host=host, port=port,
-                            workers=workers, log_level="info", proxy_headers=False)
+                            workers=workers, log_level="info", proxy_headers=False,
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE)
     # uvicorn binds the workers' socket with proto 0, and asyncio sets TCP_NODELAY only on
     # IPPROTO_TCP sockets: marked as TCP here, or every keep-alive request past the first
     # waits ~40 ms for a delayed ACK (Kludex/uvicorn#3149)

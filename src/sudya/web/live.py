@@ -16,6 +16,10 @@ moved. Each `id:` is a cursor `SEQ-APPEAL`: a reconnecting browser sends it back
 Last-Event-ID and gets what it missed. Heartbeat comments keep proxies from closing an idle
 stream; a stream ends after `MAX_AGE` seconds (the browser reconnects at once and its access
 is checked again); at most `MAX_LISTENERS` streams per process (503 beyond).
+
+Also here: `/sw.js`, the service worker (static/sw.js) served from the root so that it may
+control every page, and `/t/{tid}/answer/{event}`, what the server recorded for an event
+(the outbox shows it once an infraction confirmed offline has been sent).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import pathlib
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -30,17 +35,19 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 import orjson
-from fastapi import APIRouter, FastAPI, Path, Request
-from fastapi.responses import StreamingResponse
+from fastapi import APIRouter, Depends, FastAPI, Path, Request
+from fastapi.responses import FileResponse, Response, StreamingResponse
 
 from sudya.services import changes
 from sudya.services.accounts import AuthError, roles_in, session_user
 from sudya.services.changes import Change
 from sudya.services.ledger import Ledger
-from sudya.services.queries import find_tournament
-from sudya.web.context import COOKIE
+from sudya.services.queries import find_tournament, tournament_summary
+from sudya.web import i18n, views
+from sudya.web.context import COOKIE, Ctx, forbid, get_ctx
 
 log = logging.getLogger("sudya.live")
+HERE = pathlib.Path(__file__).parent
 
 POLL = 1.0  # seconds between two reads of a series' marks (changes of other processes)
 HEARTBEAT = 15.0  # seconds between two comments on an idle stream
@@ -51,6 +58,9 @@ CATCH_UP = 500  # changes sent at most to a reconnecting browser (the pages re-f
 RETRY_MS = 2000  # what the browser waits before it reconnects
 
 router = APIRouter()
+pages = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
 
 
 @dataclass(eq=False)  # each listener is itself (hashed by identity)
@@ -323,10 +333,32 @@ async def events(request: Request, tid: Annotated[int, Path(ge=1, le=2**31 - 1)]
         "Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"})
 
 
+# ---------------------------------------------------------------------- the offline shell
+@pages.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, from the root so that its scope is every page."""
+    return FileResponse(HERE / "static" / "sw.js", media_type="text/javascript",
+                        headers={"Service-Worker-Allowed": "/", "Cache-Control": "no-cache"})
+
+
+@pages.get("/t/{tid}/answer/{event}")
+def answer(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> Response:
+    """What the server recorded for an event: its rulings, as the dashboard shows them."""
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("view-all"):
+        raise forbid(_("Players see only their own record."))
+    summary = tournament_summary(ctx.session, tid)
+    mine = [r for r in summary["rulings"] if r["event"] == event]
+    rulings = views.rulings(book, mine, among=summary["rulings"])
+    return ctx.render("_answer.html", t=t, event=event, rulings=rulings)
+
+
 def include(app: FastAPI) -> None:
-    """The stream under /api/v1."""
+    """The stream under /api/v1, the service worker and the answer page."""
     app.state.live = Live(app.state.ledger)
     app.include_router(router, prefix="/api/v1", tags=["api"])
+    app.include_router(pages)
 
 
 __all__ = ["Live", "frame", "include", "live_of", "parse_cursor"]
