@@ -408,3 +408,46 @@ class DecklistView(View):
     created_by: str
     created_at: dt.datetime
     findings: list[dict[str, Any]] | None
+
+
+class PersonView(View):
+    """A player of a tournament as the pages and the API name them; the handle is the id."""
+
+    handle: str = Field(description="The player's id (in URLs, forms and the ledger).")
+    name: str = Field(description="The display name (the handle when none was given).")
+    team: str | None = Field(default=None, description="Their team's id in this tournament.")
+    team_name: str | None = Field(default=None, description="Their team's name.")
+    table: int | None = Field(default=None, description="Their table in `round` (from the "
+                              "round's pairings), or the seat they were registered with when "
+                              "the round has no pairings; null: none known.")
+    round: int | None = Field(default=None, description="The round `table` is of (null for a "
+                              "registered seat).")
+
+
+class SideView(View):
+    """One side of a table: a player, or a team with its players."""
+
+    handle: str
+    name: str
+    team: bool = Field(default=False, description="The side is a team (a team event).")
+    players: list[PersonView] = Field(description="The player; a team's members.")
+
+
+class PairingView(View):
+    """One table of a round: who plays whom."""
+
+    table: int
+    a: SideView
+    b: SideView
+
+
+class PairingsView(View):
+    """A round's tables, as the last import of the round stored them."""
+
+    round: int | None = Field(description="The round shown (by default the current one).")
+    current_round: int | None = Field(description="The latest round with pairings or the "
+                                      "round the clock last started, whichever is later.")
+    rounds: list[int] = Field(description="Every round that has pairings.")
+    tables: list[PairingView]
+    imported_by: str | None = Field(default=None, description="Who imported the round.")
+    imported_at: dt.datetime | None = Field(default=None, description="When.")

@@ -115,9 +115,14 @@ def sign_in(page: Page, username: str, next_url: str = "/tournaments") -> None:
 
 
 def player_row(page: Page, handle: str) -> Locator:
-    """The dashboard's line for one player (their record link and «нарушение»)."""
-    return page.get_by_role("listitem").filter(
-        has=page.get_by_role("link", name=handle, exact=True))
+    """The dashboard's line for one player in its list of players (their name, a link to
+    their record, and «нарушение»)."""
+    return page.locator(f"#people-found li[data-player='{handle}']")
+
+
+def record_heading(handle: str) -> re.Pattern[str]:
+    """A person's record page's heading: «История: <name> <handle>»."""
+    return re.compile(rf"^История: .*\b{re.escape(handle)}$")
 
 
 def record_rows(page: Page) -> Locator:

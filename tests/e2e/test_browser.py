@@ -23,6 +23,7 @@ from e2e_kit import (
     WARGAME,
     Server,
     player_row,
+    record_heading,
     record_rows,
     recorded_event,
     rulings_in_db,
@@ -63,7 +64,7 @@ def open_dashboard(page: Page, tid: int = BERSERK) -> None:
 def record_count(page: Page, tid: int, handle: str) -> int:
     response = page.goto(f"/t/{tid}/people/{handle}")
     assert response is not None and response.status == 200
-    expect(page.get_by_role("heading", name=f"История: {handle}")).to_be_visible()
+    expect(page.get_by_role("heading", name=record_heading(handle))).to_be_visible()
     return record_rows(page).count()
 
 
@@ -199,17 +200,18 @@ def test_player_appeals_and_head_judge_overturns(signed_in: SignedIn, server: Se
     player.goto(f"/t/{BERSERK}/appeals")
     card = player.locator(f"#file-{event}-alisa")
     expect(card).to_contain_text("Опоздания")
-    card.get_by_label("Почему alisa обжалует").fill("Я пришла вовремя")
+    card.get_by_label("Почему Алиса Смирнова обжалует").fill("Я пришла вовремя")
     card.get_by_role("button", name="Подать апелляцию").click()
     player.wait_for_url(f"**/appeals?filed={event}")
     expect(player.get_by_role("status")).to_have_text(f"Апелляция подана: {event}")
-    expect(player.locator(".card").filter(has_text="alisa обжалует")).to_contain_text(
+    expect(player.locator(".card").filter(has_text="Алиса Смирнова обжалует")).to_contain_text(
         "Ждёт решения главного судьи.")
     shot(player, "04-appeal-filed")
 
     head = signed_in("glavsud")
     head.goto(f"/t/{BERSERK}/appeals")
-    appeal = head.locator(".card").filter(has_text=f"alisa обжалует решение {event}")
+    appeal = head.locator(".card").filter(
+        has_text=f"Алиса Смирнова обжалует решение {event}")
     expect(appeal).to_contain_text("Я пришла вовремя")
     appeal.get_by_label("Отменить решение").check()
     appeal.get_by_role("button", name="Записать решение по апелляции").click()
@@ -264,7 +266,7 @@ def test_player_sees_only_their_own_record(signed_in: SignedIn) -> None:
     expect(page.get_by_role("link", name="Записать нарушение")).to_have_count(0)
     page.get_by_role("link", name="Моя история").click()
     page.wait_for_url(f"**/t/{BERSERK}/people/alisa")
-    expect(page.get_by_role("heading", name="История: alisa")).to_be_visible()
+    expect(page.get_by_role("heading", name=record_heading("alisa"))).to_be_visible()
     shot(page, "06-own-record")
 
     response = page.goto(f"/t/{BERSERK}/people/boris")

@@ -67,12 +67,21 @@ def _preview(page: Page) -> None:
     expect(page.get_by_role("heading", name="Решение", exact=True)).to_be_visible()
 
 
+def _open_table(page: Page) -> None:
+    """The dashboard with the current round's table 2 opened on its players."""
+    page.locator("#table-2 summary").click()
+    expect(page.locator("#table-2 a.seat-player").first).to_be_visible()
+
+
 TARDINESS = f"/t/{BERSERK}/record?infraction=procedure.tardiness&player=boris"
 SCREENS = [
     Screen("login", "/login", None, primary="form button.primary", shot=True),
     Screen("tournaments", "/tournaments", "sudya", shot=True),
     Screen("dashboard", f"/t/{BERSERK}", "sudya", primary="a.button.primary", shot=True),
     Screen("dashboard-organiser", f"/t/{CLAN}", "glavsud"),
+    Screen("dashboard-table", f"/t/{BERSERK}", "sudya", then=_open_table),
+    Screen("dashboard-teams", f"/t/{WARGAME}", "glavsud"),
+    Screen("pairings", f"/t/{BERSERK}/pairings", "glavsud", primary="form.card button.primary"),
     Screen("dashboard-player", f"/t/{BERSERK}", "igrok"),
     Screen("record-search", f"/t/{BERSERK}/record?player=boris", "sudya", primary="#q"),
     Screen("record", TARDINESS, "sudya", primary="form.card button.primary", shot=True),

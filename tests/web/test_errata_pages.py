@@ -31,7 +31,8 @@ def card_of(page: Element, event: str, subject: str, cause: str) -> Element:
         page = page.after("Последние решения")
     found = [c for c in [*page.all("li", cls="ruling"), *page.all("tr"),
                          *page.all("div", cls="card")]
-             if c.text().startswith(subject) or f"· {event}" in c.text()]
+             if c.text().startswith(subject) or f"{subject} ·" in c.text()  # name handle ·
+             or f"· {event}" in c.text()]
     found = [c for c in found if event in c.text() and cause in c.text()]
     assert found, f"no ruling {event} about {subject} ({cause})"
     return found[0]

@@ -52,12 +52,27 @@ def still_pending(ledger: Ledger, event: str) -> bool:
         return s.scalar(select(m.Ruling.id).where(m.Ruling.resolves == event)) is None
 
 
+def subject_of(card: Element) -> str:
+    """A ruling card's subject: the handle beside their name (or the name, which is the
+    handle, when they have none)."""
+    for parent in [card, *card.iter()]:
+        kids = parent.elements
+        for i, kid in enumerate(kids):
+            if kid.tag != "strong":
+                continue
+            after = kids[i + 1] if i + 1 < len(kids) else None
+            if after is not None and after.tag == "span" and "handle" in after.classes:
+                return after.text()
+            return kid.text()
+    raise AssertionError("no <strong> names the ruling's subject")
+
+
 def rulings_listed(items: Element) -> list[tuple[str, str, list[str]]]:
     """(subject, event, the sanctions shown) for each ruling card of a list."""
     cards = []
     for card in items.all("li", cls="ruling"):
         event = card.one("span", cls="muted").text().split("·")[0].strip()
-        cards.append((card.one("strong").text(), event,
+        cards.append((subject_of(card), event,
                       [s.text() for s in card.all("span", cls="sanction")]))
     return cards
 
@@ -235,7 +250,7 @@ def test_pending_pages_list_the_rulings_waiting_for_a_decision(signed_in: SignIn
     head = main_of(signed_in("glavsud").get("/t/3/pending").text)
     [olga] = head.all("div", cls="pending-item")
     assert olga.attrs["id"] == "pending-e11-olga"
-    assert olga.one("strong").text() == "olga"
+    assert subject_of(olga) == "olga" and olga.one("strong").text() == "Ольга Медведева"
     choices = {i.attrs["value"]: label.text() for label in olga.all("label", cls="check")
                for i in label.all("input", type="radio")}
     # 004 §3.3 serious cheating: from −10 points and a yellow card to 0-20 and a red card
@@ -299,7 +314,7 @@ def test_appeals_page_lists_what_may_be_appealed(signed_in: SignIn) -> None:
         "Предупреждение", "Замечание", "Замечание"]
     final = page.one("details")
     assert final.one("summary").text().endswith(": 1")
-    assert [li.one("strong").text() for li in final.all("li")] == ["egor"]
+    assert [subject_of(li) for li in final.all("li")] == ["egor"]
     player = main_of(signed_in("igrok").get("/t/1/appeals").text)
     assert player.after("Решения, которые можно обжаловать").text() == \
         "Сейчас нечего обжаловать."
@@ -349,7 +364,7 @@ def test_team_record_is_for_staff(signed_in: SignIn) -> None:
         "место": "2", "очки за партии": "17", "штрафы": "0", "очки за карточки": "0",
         "итого": "17"}  # medvedi (23) are first
     assert [li.text() for li in volki.after("Состав").all("li")] == [
-        "ivan · Предупреждение", "petr · Предупреждение"]
+        "Иван Ёлкин ivan · Предупреждение", "Пётр Сидоров petr · Предупреждение"]
     assert rulings_listed(volki.after("Решения о команде")) == [
         ("volki", "e10", ["Жёлтая карточка"])]
     assert "превращение карточек" in volki.after("Решения о команде").text()

@@ -128,10 +128,18 @@ def main_of(page: str) -> Element:
     return parse(page).one("main")
 
 
+def handle_of(element: Element) -> str:
+    """Whom an element names: the handle (id) shown beside a person's or team's name in
+    `<span class="handle">`, or else its text."""
+    shown = element.all("span", cls="handle")
+    return shown[0].text() if shown else element.text()
+
+
 def table_rows(table: Element) -> list[list[str]]:
-    """The text of each body row's cells (<th> and <td>), row by row."""
+    """The text of each body row's cells (<th> and <td>), row by row; a cell that names a
+    person or team by name reads as their handle (handle_of)."""
     body = table.all("tbody") or [table]
-    return [[cell.text() for cell in row.elements if cell.tag in ("td", "th")]
+    return [[handle_of(cell) for cell in row.elements if cell.tag in ("td", "th")]
             for row in body[0].all("tr")]
 
 

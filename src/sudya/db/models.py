@@ -284,6 +284,23 @@ class AppealRequest(Audited, Base):
     __table_args__ = (UniqueConstraint("tournament_id", "event_ext_id"),)
 
 
+class Pairing(Audited, Base):
+    """Who plays whom at which table in a round: players, or teams in a team event.
+
+    A round's pairings are imported as a whole (services.people.import_pairings): importing
+    the round again replaces all of its rows in one transaction, stamped with who imported
+    them and when (Audited)."""
+
+    __tablename__ = "pairing"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    round: Mapped[int] = mapped_column(Integer)
+    table_no: Mapped[int] = mapped_column(Integer)
+    player_a: Mapped[str] = mapped_column(String(100))  # a person's handle, or a team's
+    player_b: Mapped[str] = mapped_column(String(100))
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "table_no"),)
+
+
 class AuditCheck(Audited, Base):
     """One run of `sudya audit verify` over a series: when, by whom, and what it found
     (a message code and its parameters, rendered where it is shown)."""

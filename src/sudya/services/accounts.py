@@ -266,7 +266,8 @@ def csrf_ok(secret: str, session_token: str | None, given: str | None) -> bool:
 
 # what a person may ask of a tournament; the first three are the rulebook's own (a role's
 # `may`, so the engine's judge-role rule stays in the rulebook), the rest Sudya's
-Action = Literal["rule", "decide", "hear-appeals", "results", "manage", "appeal", "view-all"]
+Action = Literal["rule", "decide", "hear-appeals", "results", "manage", "appeal", "view-all",
+                 "pairings"]
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,8 @@ class Roles:
             return bool({"scorekeeper", "organiser"} & self.names) or "rule" in self.may
         if action == "manage":
             return "organiser" in self.names
+        if action == "pairings":  # the organiser, the scorekeeper and the head judge
+            return bool({"scorekeeper", "organiser"} & self.names) or "hear-appeals" in self.may
         if action == "appeal":
             return bool(self.names)
         if action == "view-all":

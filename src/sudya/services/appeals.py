@@ -84,6 +84,11 @@ def requests(s: Session, tournament_id: int) -> list[dict[str, Any]]:
              "decision": decided.get(a.event_ext_id)} for a in rows]
 
 
+def waiting(s: Session, tournament_id: int) -> int:
+    """How many appeal requests of the tournament the head judge has not decided yet."""
+    return sum(1 for a in requests(s, tournament_id) if a["decision"] is None)
+
+
 def file_appeal(ledger: Ledger, *, tournament: int, event: str, appellant: str,
                 reason: str = "", idempotency_key: str | None = None,
                 actor: Actor | None = None) -> int:

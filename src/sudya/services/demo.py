@@ -14,6 +14,7 @@ from sudya.rulebooks import loader
 from sudya.services.accounts import assign, create_user
 from sudya.services.decks import SAMPLE_CARDS, import_cards, register_decklist, stored_cards
 from sudya.services.ledger import Actor, Ledger
+from sudya.services.people import import_pairings, set_names
 
 PASSWORD = "sudya-demo"
 USERS = {
@@ -25,6 +26,24 @@ USERS = {
     "master": ("Мастер Турниров", None, []),
     "igrok": ("Алиса (игрок)", "alisa", [("berserk", "player")]),
     "schet": ("Счётчик", None, [("berserk", "scorekeeper"), ("wargame", "scorekeeper")]),
+}
+
+# the players' display names (their handles stay their ids); some with «ё», which search
+# reads as «е»
+NAMES = {
+    "alisa": "Алиса Смирнова", "boris": "Борис Петров", "vera": "Вера Кузнецова",
+    "gleb": "Глеб Орлов", "dasha": "Дарья Волкова", "egor": "Егор Лебедев",
+    "grom": "Пётр Громов", "veda": "Веда Соколова", "lis": "Фёдор Лисицын",
+    "rys": "Семён Рысаков",
+    "ivan": "Иван Ёлкин", "petr": "Пётр Сидоров", "olga": "Ольга Медведева",
+    "nina": "Нина Зайцева",
+}
+# the berserk tournament's pairings: round 1 as it was played, round 2 (the current round)
+# by the results of round 1; the team wargame pairs teams
+PAIRINGS = {
+    ("berserk", 1): "table,player_a,player_b\n1,alisa,boris\n2,vera,gleb\n3,dasha,egor\n",
+    ("berserk", 2): "table,player_a,player_b\n1,alisa,egor\n2,vera,boris\n3,gleb,dasha\n",
+    ("wargame", 2): "table,team_a,team_b\n1,volki,medvedi\n",
 }
 
 # deck lists in the berserk tournament, checked against the SAMPLE card list
@@ -72,7 +91,8 @@ def build_into(url: str) -> Engine:
         series="Кубок «Берсерк»", name="Этап 1", date=today, level="professional",
         actor=actor)
     for i, p in enumerate(["alisa", "boris", "vera", "gleb", "dasha", "egor"], start=1):
-        ledger.add_player(tournament=b, handle=p, table=(i + 1) // 2, actor=actor)
+        ledger.add_player(tournament=b, handle=p, name=NAMES[p], table=(i + 1) // 2,
+                          actor=actor)
     ledger.add_judge(tournament=b, handle="glavsud", role="head-judge", official=True,
                      actor=actor)
     ledger.add_judge(tournament=b, handle="sudya", role="floor-judge", actor=actor)
@@ -134,6 +154,10 @@ def build_into(url: str) -> Engine:
                   round=1, actor=actor)
     ledger.record(tournament=w, infraction="serious-cheating", player="olga",
                   judge="sudya", round=1, actor=actor)  # judge's range: pending
+
+    set_names(ledger, names=NAMES, actor=actor)  # the teams' members were named by handle
+    for (key, rnd), text in PAIRINGS.items():
+        import_pairings(ledger, tournament=tids[key], round=rnd, text=text, actor=actor)
 
     with ledger.uow().begin() as s:
         for username, (name, person, roles) in USERS.items():

@@ -14,6 +14,7 @@ from sudya.engine.model import Roster
 from sudya.messages import reason_text
 from sudya.rulebooks import loader
 from sudya.services.ledger import LedgerError
+from sudya.services.people import display_names
 from sudya.services.readback import SETTLING, series_results, series_rulings, stored_reason
 from sudya.standings import standings
 from sudya.views import (
@@ -60,12 +61,15 @@ def tournament_summary(s: Session, tournament_id: int) -> dict[str, Any]:
                                  .order_by(m.Staff.id))]
     book = loader.load(t.series.rulebook, t.edition)
     rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.position]
+    names = display_names(s, tournament=t.id)
     return {
         "id": t.id, "name": t.name, "series": t.series.name, "rulebook": t.series.rulebook,
         "edition": t.edition, "level": t.level, "date": t.date.isoformat(),
         "settings": t.settings,
-        "players": [{"handle": p, "team": roster.team_of.get(p)} for p in roster.players],
+        "players": [{"handle": p, "name": names.get(p, p), "team": roster.team_of.get(p)}
+                    for p in roster.players],
         "teams": roster.teams,
+        "names": names,  # handle -> display name, of every player and team
         "judges": judges,
         "rulings": [ruling_json(r, book.validity is not None) for r in rulings],
     }

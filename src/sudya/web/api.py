@@ -43,6 +43,7 @@ from sudya.services.accounts import (
 )
 from sudya.services.decks import card_list, decklist_status, register_decklist_once
 from sudya.services.ledger import Actor, Recorded
+from sudya.services.people import round_pairings, search_people
 from sudya.services.queries import (
     all_tournaments,
     person_exists,
@@ -51,6 +52,8 @@ from sudya.services.queries import (
     tournament_summary,
 )
 from sudya.views import (
+    PairingsView,
+    PersonView,
     RecordEntryView,
     ReplayResult,
     RulingView,
@@ -261,6 +264,7 @@ class TournamentBrief(BaseModel):
 
 class PlayerOut(BaseModel):
     handle: str
+    name: str = Field(description="The display name (the handle when none was given).")
     team: str | None
 
 
@@ -525,6 +529,35 @@ def pending(a: Annotated[Access, Depends(_may(None))]) -> list[RulingView]:
     summary = tournament_summary(a.ctx.session, a.tournament.id)
     return [RulingView.model_validate(r) for r in _visible(a, summary["rulings"])
             if r["pending"]]
+
+
+RoundQuery = Annotated[int | None, Query(ge=1, le=1000, description="A round; by default the "
+                                        "current one (the latest round with pairings or the "
+                                        "round the clock last started, the later).")]
+
+
+@router.get("/tournaments/{tid}/people",
+            summary="Find players by part of a name or handle, or by table number",
+            description="Case does not matter and «ё» is read as «е». A number also finds "
+                        "the players at that table in the round (from the round's pairings, "
+                        "or the seats they were registered with). Those at the table come "
+                        "first, then names that begin with `q`, then the rest; no `q`: "
+                        "everyone, in the order they entered.",
+            responses=_errors(401, 403, 404, 422))
+def people(a: Annotated[Access, Depends(_may(None))],
+           q: Annotated[str, Query(max_length=100, description="Part of a name or handle, "
+                                                               "or a table number.")] = "",
+           round: RoundQuery = None) -> list[PersonView]:
+    return search_people(a.ctx.session, tournament=a.tournament.id, q=q, round=round)
+
+
+@router.get("/tournaments/{tid}/pairings", summary="A round's tables: who plays whom where",
+            description="As the round's last import stored them (`sudya pairings import`, "
+                        "or the pairings page); a round without pairings has no tables.",
+            responses=_errors(401, 403, 404, 422))
+def pairings(a: Annotated[Access, Depends(_may(None))], round: RoundQuery = None
+             ) -> PairingsView:
+    return round_pairings(a.ctx.session, tournament=a.tournament.id, round=round)
 
 
 @router.get("/tournaments/{tid}/standings", summary="Standings (public)",

@@ -159,6 +159,9 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     security.add_api_docs(app, "/api/v1/docs")
 
     app.include_router(pages.router)
+    from sudya.web import pages_tables  # the dashboard's tables and people; pairings
+
+    app.include_router(pages_tables.router)
     for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks, pages_decks,
                    pages_manage, pages_audit):
         app.include_router(module.router)

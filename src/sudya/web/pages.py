@@ -16,8 +16,10 @@ from sudya.rulebooks.describe import explain
 from sudya.rulebooks.schema import Infraction, Rulebook
 from sudya.services.accounts import AuthError, readable_record, sign_in, sign_out, staff_series
 from sudya.services.appeals import requests as appeal_requests
+from sudya.services.appeals import waiting as appeals_waiting
 from sudya.services.clock import round_clock
 from sudya.services.ledger import LedgerError
+from sudya.services.people import display_names, person_name
 from sudya.services.queries import (
     all_tournaments,
     person_history,
@@ -30,6 +32,7 @@ from sudya.views import TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
 from sudya.web.pages_audit import check_view
+from sudya.web.pages_tables import dashboard_context
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -99,16 +102,20 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
     summary = tournament_summary(ctx.session, tid)
     if not roles.can("view-all"):
         summary["rulings"] = [r for r in summary["rulings"] if r["subject"] == roles.person]
-    rulings = views.rulings(book, summary["rulings"])
+    rulings = views.rulings(book, summary["rulings"], names=summary["names"])
     pending = [r for r in rulings if r["pending"]]
     latest = list(reversed(rulings))[:10]
     clock = round_clock(ctx.session, t.id)
+    # the current round's tables, the players found (?q=), what waits for the head judge
+    board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))
+    board["waiting"] = {"appeals": appeals_waiting(ctx.session, tid)
+                        if roles.can("hear-appeals") else None}
     # the head judge and the organiser see the ledger's last verification (pages_audit)
     audit = ({"check": check_view(ctx, tid)}
              if roles.can("hear-appeals") or roles.can("manage") else None)
     return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
                       pending=pending, latest=latest, recorded=recorded, clock=clock,
-                      audit=audit)
+                      **board, audit=audit)
 
 
 # ---------------------------------------------------------------------- record a ruling
@@ -291,11 +298,12 @@ def person(ctx: C, tid: int, handle: str) -> Response:
                 if a["decision"] else None}
                for a in appeal_requests(ctx.session, tid) if a["appellant"] == handle]
     return ctx.render("person.html", t=t, book=book, handle=handle, entries=entries,
-                      appeals=appeals)
+                      appeals=appeals, name=person_name(ctx.session, handle=handle))
 
 
 @router.get("/t/{tid}/standings")
 def standings(ctx: C, tid: int) -> Response:
     t, book, roles = ctx.tournament(tid)  # public: no sign-in needed
     table = tournament_standings(ctx.session, tid)
-    return ctx.render("standings.html", t=t, book=book, table=table)
+    return ctx.render("standings.html", t=t, book=book, table=table,
+                      names=display_names(ctx.session, tournament=tid))

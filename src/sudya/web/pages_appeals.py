@@ -67,7 +67,8 @@ def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
     s = ctx.session
     summary = summary or tournament_summary(s, t.id)
     by_event: dict[str, list[dict[str, Any]]] = {}
-    for r in views.rulings(book, summary["rulings"]):
+    names = summary["names"]
+    for r in views.rulings(book, summary["rulings"], names=names):
         by_event.setdefault(r["event"], []).append(r)
     settled = views.settlements(book, summary["rulings"])
     requests = service.requests(s, t.id)
@@ -78,7 +79,7 @@ def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
         if a["event"] in requested:
             continue
         raw = ruling_json(a["ruling"], book.validity is not None)
-        view = views.ruling(book, raw, settled.get((raw["event"], raw["subject"])))
+        view = views.ruling(book, raw, settled.get((raw["event"], raw["subject"])), names)
         view["judge_role"] = _role_name(book, a["judge_role"])
         (final if a["final"] else open_).append(view)
     decisions = service.appeal_decisions(s, t.id)
@@ -102,6 +103,7 @@ def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
     return {"open_rulings": open_, "final_rulings": final, "awaiting": awaiting,
             "decided_appeals": decided, "frivolous": frivolous(book),
             "has_appeals": book.appeals is not None, "teams": set(summary["teams"]),
+            "names": names,
             "heard_by": [_role_name(book, r) for r in (book.appeals.heard_by
                                                         if book.appeals else [])],
             "may_file": lambda subject: may_file(roles, subject)}

@@ -41,7 +41,7 @@ def team(ctx: C, tid: int, handle: str) -> Response:
     if members is None:
         raise AuthError(_("No such team."), status=404)
     name = team_name(ctx.session, series=t.series.id, handle=handle)
-    rulings = views.rulings(book, summary["rulings"])
+    rulings = views.rulings(book, summary["rulings"], names=summary["names"])
     about_team = [r for r in rulings if r["subject"] == handle
                   or any(s.get("subject") == handle for s in r["sanctions"])]
     about_members = [r for r in rulings if r["subject"] in members]
@@ -60,7 +60,7 @@ def team(ctx: C, tid: int, handle: str) -> Response:
                       status_text=i18n.status(mine.status),
                       points_text=views.tally_amount(book, "points", mine.points),
                       ore_text=views.tally_amount(book, "ore", mine.ore),
-                      kind_names=kind_names,
+                      kind_names=kind_names, names=summary["names"],
                       name=name or handle, members=members, tally=mine,
                       kinds=kinds, standing=standing, about_team=about_team,
                       about_members=about_members,

@@ -38,7 +38,8 @@ def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status:
     from sudya.web.pages_appeals import appeal_context
 
     summary = tournament_summary(ctx.session, t.id)
-    items = views.rulings(book, [r for r in summary["rulings"] if r["pending"]])
+    items = views.rulings(book, [r for r in summary["rulings"] if r["pending"]],
+                          names=summary["names"])
     # flags are notes for officials that come with other sanctions, not a punishment
     kinds = sorted((k for k in book.sanctions if not k.flag), key=lambda k: k.rank)
     appeals = appeal_context(ctx, t, book, roles, summary)

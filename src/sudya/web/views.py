@@ -107,13 +107,24 @@ def points_name(book: Rulebook, outcome: Outcome | None, least: int, most: int,
     return " + ".join([text, *with_])
 
 
-def ruling(book: Rulebook, r: dict[str, Any], decided: dict[str, Any] | None = None
-           ) -> dict[str, Any]:
-    """A ruling (replay format) ready for a page: names instead of ids, the choices offered,
-    and for a settled pending ruling what settled it (`decided`: see `settlements`)."""
+def named(items: list[dict[str, Any]], names: dict[str, str] | None) -> list[dict[str, Any]]:
+    """Sanctions with the display name of whoever bears one that is not the ruling's
+    subject (`subject_name`)."""
+    if not names:
+        return items
+    return [{**s, "subject_name": names.get(s["subject"])} if s.get("subject") else s
+            for s in items]
+
+
+def ruling(book: Rulebook, r: dict[str, Any], decided: dict[str, Any] | None = None,
+           names: dict[str, str] | None = None) -> dict[str, Any]:
+    """A ruling (replay format) ready for a page: names instead of ids (the subject's
+    display name from `names`: handle -> name), the choices offered, and for a settled
+    pending ruling what settled it (`decided`: see `settlements`)."""
     out = {**r, "infraction_name": infraction_name(book, r.get("infraction")),
            "cause_text": i18n.cause(r["cause"]),
-           "sanctions": sanctions(book, r.get("sanctions", [])),
+           "sanctions": named(sanctions(book, r.get("sanctions", [])), names),
+           "subject_name": (names or {}).get(r["subject"]),
            "decided": decided}
     offered = r.get("offered") or []
     if r.get("aggravated"):
@@ -168,11 +179,13 @@ def settlements(book: Rulebook, items: list[dict[str, Any]]
 
 
 def rulings(book: Rulebook, items: list[dict[str, Any]],
-            among: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+            among: list[dict[str, Any]] | None = None,
+            names: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """Rulings ready for a page, each settled pending one with what settled it (looked up
-    `among` the tournament's rulings: by default the same list)."""
+    `among` the tournament's rulings: by default the same list); people by their display
+    names (`names`, the tournament summary's)."""
     settled = settlements(book, items if among is None else among)
-    return [ruling(book, r, settled.get((r["event"], r["subject"]))) for r in items]
+    return [ruling(book, r, settled.get((r["event"], r["subject"])), names) for r in items]
 
 
 def settle_record(entries: list[dict[str, Any]]) -> None:

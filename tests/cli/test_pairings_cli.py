@@ -1,0 +1,80 @@
+"""`sudya pairings import FILE -t TID --round N --db URL`, the real command in a subprocess:
+a round's tables imported, a file with bad rows refused with one line per row (exit 2, no
+traceback, nothing stored), a re-import replacing the round, and one-line refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from cli_kit import refused, run
+
+
+def pairings(url: str) -> list[tuple[Any, ...]]:
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(sa.text(
+                "SELECT round, table_no, player_a, player_b, created_by FROM pairing "
+                "ORDER BY round, table_no"))]
+    finally:
+        engine.dispose()
+
+
+def test_pairings_import(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sudya.db'}"
+    db = ("--db", url)
+    run(tmp_path, "init", *db).ok()
+    cup = run(tmp_path, "tournament", "create", "--name", "Day 1", "--series", "Cup",
+              "--date", "2026-03-01", "--rulebook", "berserk", "--level", "professional",
+              *db).ok().stdout.strip()
+    for handle in ("alice", "bob", "carol", "dan"):
+        run(tmp_path, "player", "add", handle, "-t", cup, *db).ok()
+
+    good = tmp_path / "round1.csv"
+    good.write_text("table,player_a,player_b\n1,alice,bob\n2,carol,dan\n", encoding="utf-8")
+    done = run(tmp_path, "pairings", "import", good, "-t", cup, "--round", "1", "--by",
+               "scorer", *db).ok()
+    assert done.stdout.strip() == "тур 1: загружено столов: 2"
+    assert pairings(url) == [(1, 1, "alice", "bob", "scorer"), (1, 2, "carol", "dan", "scorer")]
+
+    # bad rows: one line each, then the summary; nothing stored, round 1 as it was
+    bad = tmp_path / "bad.csv"
+    bad.write_text("table,player_a,player_b\n1,alice,carol\n2,bob,zed\nx,dan,bob\n",
+                   encoding="utf-8")
+    r = run(tmp_path, "pairings", "import", bad, "-t", cup, "--round", "1", *db)
+    assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr
+    assert r.stderr.splitlines() == [
+        f"sudya: {bad}: строка 3: player_b: «zed» не играет в этом турнире",
+        f"sudya: {bad}: строка 4: table: должно быть целым числом",
+        f"sudya: {bad}: отклонено строк: 2; ничего не загружено"]
+    english = run(tmp_path, "pairings", "import", bad, "-t", cup, "--round", "1", *db,
+                  lang="en")
+    assert english.returncode == 2
+    assert english.stderr.splitlines()[0] == \
+        f"sudya: {bad}: line 3: player_b: 'zed' is not a player of this tournament"
+    assert pairings(url)[0] == (1, 1, "alice", "bob", "scorer")
+
+    # a re-import replaces the round as a whole
+    again = tmp_path / "again.csv"
+    again.write_text("table,player_a,player_b\n5,dan,alice\n", encoding="utf-8")
+    run(tmp_path, "pairings", "import", again, "-t", cup, "--round", "1", *db).ok()
+    assert pairings(url) == [(1, 5, "dan", "alice", "cli")]
+
+    # whole-command refusals: one line, exit 2
+    refused(run(tmp_path, "pairings", "import", good, "-t", cup, "--round", "0", *db),
+            "round", "1", "1000")
+    refused(run(tmp_path, "pairings", "import", tmp_path / "none.csv", "-t", cup, "--round",
+                "2", *db), "none.csv", "не удаётся прочитать")
+    refused(run(tmp_path, "pairings", "import", good, "-t", "99", "--round", "2", *db),
+            "tournament", "99")
+    header = tmp_path / "header.csv"
+    header.write_text("table,a,b\n1,alice,bob\n", encoding="utf-8")
+    refused(run(tmp_path, "pairings", "import", header, "-t", cup, "--round", "2", *db),
+            "player_a")
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes("table,player_a,player_b\n1,é,bob\n".encode("latin-1"))
+    refused(run(tmp_path, "pairings", "import", latin1, "-t", cup, "--round", "2", *db),
+            "UTF-8")
+    assert pairings(url) == [(1, 5, "dan", "alice", "cli")]
