@@ -246,13 +246,25 @@ class RecordInfraction(Command):
 
 
 class EndMatch(Command):
-    """The end of a match or round: stacking checks for every player."""
+    """The end of a match or round: stacking checks for every player, or for the players
+    (or teams) of one table whose match ended."""
 
     kind: ClassVar[str] = "end-of-match"
     round: Round | None = None
+    players: list[Id] | None = Field(
+        default=None, min_length=1, max_length=100,
+        description="The players (or teams) whose match ended, e.g. a table's pair; "
+                    "none: every player (the end of the round).")
+
+    def payload(self) -> dict[str, Any]:
+        out = super().payload()
+        if self.players is None:  # stored as before for the end of a round
+            out.pop("players", None)
+        return out
 
     def event(self, id: str) -> e.EndOfMatch:
-        return e.EndOfMatch(id=id, round=self.round)
+        return e.EndOfMatch(id=id, round=self.round,
+                            players=None if self.players is None else tuple(self.players))
 
 
 class Appeal(Command):
@@ -439,6 +451,11 @@ def known(cmd: Command, roster: e.Roster) -> None:
         players = set(roster.players)
         for i, p in enumerate(cmd.players):
             if p not in players:
+                raise CommandError("player.unknown", field=f"players.{i}", player=p)
+    elif isinstance(cmd, EndMatch) and cmd.players is not None:
+        players = set(roster.players)
+        for i, p in enumerate(cmd.players):
+            if p not in players and p not in roster.teams:
                 raise CommandError("player.unknown", field=f"players.{i}", player=p)
     elif isinstance(cmd, ChangeRoster) and cmd.replace is not None and \
             cmd.replace not in set(roster.players):

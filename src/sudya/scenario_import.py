@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from sudya.engine.core import RulesEngine
 from sudya.engine.model import (
     Appeal,
     Decision,
@@ -14,9 +15,11 @@ from sudya.engine.model import (
     Result,
     RosterChange,
 )
+from sudya.errors import ScenarioError
 from sudya.scenario import Replay, replay
 from sudya.services.ledger import Actor, Ledger
 from sudya.services.readback import series_json
+from sudya.standings import entered
 
 
 def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | None = None,
@@ -24,6 +27,7 @@ def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | Non
     """Record a scenario as a new series; returns the series id. Wrong scenarios write nothing."""
     actor = actor or Actor(name="import-scenario")
     replay(scenario)  # a wrong scenario raises ScenarioError here, before any write
+    results_once(Replay(scenario))  # and one the ledger would refuse half-way
     prepared = Replay(scenario)
     book = prepared.book
     series = ledger.create_series(name=name or f"scenario {uuid.uuid4().hex[:8]}",
@@ -51,8 +55,8 @@ def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | Non
                           round=ev.round, date=ev.date, details=ev.details, choice=ev.choice,
                           event_id=ev.id, actor=actor)
         elif isinstance(ev, EndOfMatch):
-            ledger.end_match(tournament=tournament, round=ev.round, event_id=ev.id,
-                             actor=actor)
+            ledger.end_match(tournament=tournament, round=ev.round, players=ev.players,
+                             event_id=ev.id, actor=actor)
         elif isinstance(ev, NewTournament):
             number += 1
             level = ev.level if ev.level is not None else level
@@ -75,6 +79,23 @@ def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | Non
                 ledger.replace_player(tournament=tournament, removed=rep.removed, by=rep.by,
                                       army=rep.army, coach=rep.coach, actor=actor)
     return series
+
+
+def results_once(prepared: Replay) -> None:
+    """The ledger takes a pair's result of a round once (a second one would count twice; the
+    replay, by the scenario contract, counts every result given): a scenario with a second
+    one is refused before anything is written, naming the event, as the ledger would."""
+    engine = RulesEngine(prepared.book, prepared.roster, prepared.tournament)
+    for at, ev in prepared.events:
+        if isinstance(ev, Result):
+            first = entered(engine.book, engine.roster, engine.rulings, engine.results, ev,
+                            engine.t.index)
+            if first is not None:
+                raise ScenarioError("result.entered", at=at, field="players",
+                                    event=first.id, round=ev.round,
+                                    players=" — ".join(first.players),
+                                    score="-".join(str(n) for n in first.score))
+        engine.apply(ev)
 
 
 def imported_json(ledger: Ledger, series: int) -> dict[str, Any]:

@@ -68,6 +68,43 @@ def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
     return _match_points(scoring, roster, results, read)
 
 
+def annulled(book: Rulebook, roster: Roster, rulings: list[Ruling],
+             results: list[tuple[Result, int]]) -> set[str]:
+    """The results that count for neither side because their match was annulled (a `void`
+    effect on a side's first match of the round): the extra match that replaces one is
+    entered as a later result of the same round (003 «Аннулирование боя и назначение
+    дополнительного»). Only match-points scoring annuls; empty without scoring."""
+    scoring = book.scoring
+    if scoring is None or scoring.kind != "match-points" or "void" not in \
+            scoring.effects.values():
+        return set()
+    read = _read_rulings(book, roster, rulings)
+    out: set[str] = set()
+    for result, t, firsts in _counted(roster, results, read):
+        for player, first in zip(result.players, firsts, strict=True):
+            effect = read.effects.get((t, result.round, player)) if first else None
+            if effect is not None and effect.void:
+                out.add(result.id)
+    return out
+
+
+def entered(book: Rulebook, roster: Roster, rulings: list[Ruling],
+            results: list[tuple[Result, int]], new: Result, t: int) -> Result | None:
+    """The result already entered for `new`'s pair in its round of tournament `t` that still
+    counts (a second one would count the match twice), or None. An annulled match's result
+    no longer counts: its extra match is the next result of the round (`annulled`). A result
+    without a round names no match: None."""
+    if new.round is None:
+        return None
+    pair = set(new.players)
+    round_ = [(r, tr) for r, tr in results if tr == t and r.round == new.round]
+    same = [r for r, _t in round_ if set(r.players) == pair]
+    if not same:
+        return None
+    void = annulled(book, roster, [r for r in rulings if r.tournament == t], round_)
+    return next((r for r in same if r.id not in void), None)
+
+
 # ---------------------------------------------------------------------- rulings
 def _read_rulings(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> _Rulings:
     scoring = book.scoring

@@ -52,3 +52,28 @@ def test_wrong_scenarios_write_nothing(ledger: Ledger, path: Path) -> None:
     with ledger.factory() as s:
         assert s.scalar(select(func.count()).select_from(m.Series)) == 0
         assert s.scalar(select(func.count()).select_from(m.Event)) == 0
+
+
+def test_a_second_result_for_a_match_is_replayed_but_not_imported(ledger: Ledger) -> None:
+    """The scenario contract counts every result a scenario gives (shared/spec/scenarios.md
+    lists what is wrong, and a second result is not); the ledger takes a pair's result of a
+    round once, so importing such a scenario is refused before anything is written, naming
+    the event, as entering that result would be."""
+    from sqlalchemy import func, select
+
+    from sudya.db import models as m
+
+    scenario = {"rulebook": "berserk", "level": "amateur", "date": "2026-03-01",
+                "players": ["ada", "bob"], "events": [
+                    {"id": "r1", "result": {"round": 1, "players": ["ada", "bob"],
+                                            "score": "2-1"}},
+                    {"id": "r2", "result": {"round": 1, "players": ["bob", "ada"],
+                                            "score": "1-2"}}]}
+    assert replay(scenario)["rulings"] == []  # replayed as given
+    with pytest.raises(ScenarioError) as refused:
+        import_scenario(ledger, scenario, name="twice")
+    assert refused.value.code == "result.entered" and refused.value.field == "players"
+    assert str(refused.value).startswith("event r2 (#2): players: the result of ada — bob in "
+                                         "round 1 is already entered (r1, score 2-1)")
+    with ledger.factory() as s:
+        assert s.scalar(select(func.count()).select_from(m.Series)) == 0

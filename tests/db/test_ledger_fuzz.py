@@ -34,7 +34,13 @@ def test_random_scenarios_read_back_as_replayed(tmp_path: Path) -> None:
             expected = replay(sc)
         except ScenarioError:
             return
-        series = import_scenario(ledger, sc, name=f"fuzz {next(count)}")
+        try:
+            series = import_scenario(ledger, sc, name=f"fuzz {next(count)}")
+        except ScenarioError as exc:
+            # the ledger takes a pair's result of a round once; the replay counts them all
+            assert exc.code == "result.entered", exc
+            assert any("result" in ev for ev in sc["events"])
+            return
         imported.append(series)
         assert imported_json(ledger, series) == expected
 

@@ -8,8 +8,9 @@ yellow card, the head judge's choice; regulations.md §3.1). 003 «Решени�
 berserk guide has none, so appeals there are Sudya's general workflow, its head judge final
 (regulations.md §4 E10); the decision on an appeal cannot be appealed. Every appeal ruling
 shows the rulebook's `appeals` interpretations. A correction is a judge putting right a
-mistaken record. Either way the ledger is append-only: the old rulings are revoked by new
-records (cancellation.revoke), never changed or deleted.
+mistaken record: a ruling's, or a result's (the result stops counting). Either way the ledger
+is append-only: the old rulings are revoked by new records (cancellation.revoke), never
+changed or deleted, and a corrected result stays stored beside its correction.
 
 Shape: functions on the shared `EngineState` (state.py).
 """
@@ -56,12 +57,28 @@ def is_appeal(state: EngineState, event_id: str) -> bool:
 def correction(state: EngineState, ev: Correction) -> None:
     """A judge corrects a mistaken record: its rulings are revoked by a new record."""
     rulings = [r for r in state.primary.get(ev.of, ()) if not r.revoked]
+    if not rulings and correct_result(state, ev):
+        return
     if not rulings:
         raise RuleError("event.nothing-to-correct", field="of", event=ev.of)
     state.check_judge(ev.judge, "decide", "correct")
     overturn(state, ev.id, ev.of, rulings, ev.judge, "correction",
              Reason("correction.made-because", {"reason": ev.reason}) if ev.reason
              else Reason("correction.made"))
+
+
+def correct_result(state: EngineState, ev: Correction) -> bool:
+    """A result entered by mistake stops counting (False: `of` is no result that counts).
+
+    Nothing is ruled: the correction is the record, the result stays stored; the right result,
+    if any, is entered after it."""
+    for i in range(len(state.results) - 1, -1, -1):  # the latest results are corrected most
+        if state.results[i][0].id == ev.of:
+            state.check_judge(ev.judge, "decide", "correct")
+            del state.results[i]
+            state.corrected_results[ev.of] = ev.id
+            return True
+    return False
 
 
 def appeal(state: EngineState, ev: Appeal) -> None:

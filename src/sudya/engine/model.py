@@ -72,8 +72,11 @@ class Offence:
 
 @dataclass(frozen=True, slots=True)
 class EndOfMatch:
+    """The end of a match: stacking checks for `players` (a table's), or for everyone."""
+
     id: str
     round: int | None = None
+    players: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

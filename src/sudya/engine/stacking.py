@@ -2,13 +2,14 @@
 
 002 «Сложение пенальти»: a player holding `stacking.count` penalties of the same rank for as
 many different infractions receives the penalty one rank higher at the end of the match
-(`end-of-match`), walking the ladder and capped at its top (repeats.escalate). The rulebook
-says which penalties count: attached ones (`counts_attached`), derived ones
-(`counts_derived`), and whether the group that produced an upgrade is used up (`consumes`);
-the pool is the tournament's (regulations.md §1.3 interpretations). A player who is out
-(disqualified) gets no further stacking penalty. Given at the end of the match, the penalty
-is given between matches (`given_with`): a loss it gives applies to the next game or match,
-as the sanction's `carry_over` says (002 «Значение и сила пенальти»; regulations.md §1.2–1.3).
+(`end-of-match`: of one table's players, or of everyone at the end of the round), walking the
+ladder and capped at its top (repeats.escalate). The rulebook says which penalties count:
+attached ones (`counts_attached`), derived ones (`counts_derived`), and whether the group that
+produced an upgrade is used up (`consumes`); the pool is the tournament's (regulations.md §1.3
+interpretations). A player who is out (disqualified) gets no further stacking penalty. Given
+at the end of the match, the penalty is given between matches (`given_with`): a loss it gives
+applies to the next game or match, as the sanction's `carry_over` says (002 «Значение и сила
+пенальти»; regulations.md §1.2–1.3).
 
 Shape: functions on the shared `EngineState` (state.py); the pool per subject is
 `state.stack`, and only subjects whose pool changed (`state.stack_dirty`) are looked at.
@@ -31,10 +32,18 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
     st = state.book.stacking
     if st is None:
         return
-    # only players whose pool changed since the last check can have a new three of a kind
+    # only players whose pool changed since the last check can have a new three of a kind;
+    # at the end of one table's match, only its players (and their teams, or the members of
+    # a team named): the others' matches go on
     order = state.player_order
-    subjects = sorted(state.stack_dirty, key=lambda p: order.get(p, len(order)))
-    state.stack_dirty.clear()
+    dirty = state.stack_dirty
+    if ev.players is not None:
+        named = set(ev.players)
+        named |= {t for p in ev.players if (t := state.roster.team_of.get(p)) is not None}
+        named |= {m for p in ev.players for m in state.roster.teams.get(p, ())}
+        dirty = dirty & named
+    subjects = sorted(dirty, key=lambda p: order.get(p, len(order)))
+    state.stack_dirty -= dirty
     for subject in subjects:
         while not state.is_out(subject):
             group = three_of_a_kind(state, subject, st.count)

@@ -49,6 +49,7 @@ class EngineState:
         self.t = tournament
         self.rulings: list[Ruling] = []
         self.results: list[tuple[Result, int]] = []
+        self.corrected_results: dict[str, str] = {}  # a result's event -> its correction
         self.revocations: list[Sanction] = []  # in the order they were revoked
         self.last_seq = 0
         self.primary: dict[str, list[Ruling]] = {}  # event -> the rulings it made

@@ -28,7 +28,7 @@ from sudya import commands
 from sudya.db import models as m
 from sudya.db.chain import Chain
 from sudya.db.session import UnitOfWork, session_factory
-from sudya.engine.model import Ruling
+from sudya.engine.model import Result, Ruling
 from sudya.services import faults
 from sudya.services.changes import ChangeFeed, of_event
 from sudya.services.changes import note as stage_change
@@ -51,6 +51,7 @@ from sudya.services.writer import (
     jsonable,
     store_rulings,
 )
+from sudya.standings import entered
 
 __all__ = ["Actor", "Ledger", "LedgerError", "Recorded"]
 
@@ -347,12 +348,17 @@ class Ledger:
         return rule(state, self.projection.to_event(command("infraction", payload), "preview",
                                                     state, place))
 
-    def end_match(self, *, tournament: int, round: int | None, event_id: str | None = None,
-                  idempotency_key: str | None = None,
+    def end_match(self, *, tournament: int, round: int | None,
+                  players: list[str] | tuple[str, ...] | None = None,
+                  event_id: str | None = None, idempotency_key: str | None = None,
                   actor: Actor | None = None) -> list[Ruling]:
-        """The end of a match or round: stacking checks for every player."""
-        return self._event(tournament, "end-of-match", event_id, {"round": round},
-                           idempotency_key, actor)
+        """The end of a match or round: stacking checks for every player, or for `players`
+        (a table's, whose match ended)."""
+        payload: dict[str, Any] = {"round": round}
+        if players is not None:
+            payload["players"] = list(players)
+        return self._event(tournament, "end-of-match", event_id, payload, idempotency_key,
+                           actor)
 
     def appeal(self, *, tournament: int, of: str, outcome: str, judge: str | None = None,
                choice: Any = None, event_id: str | None = None,
@@ -376,6 +382,42 @@ class Ledger:
         """Correct a mistaken record: a new record revokes the rulings of event `of`."""
         payload = {"of": of, "judge": judge, "reason": reason}
         return self._event(tournament, "correction", event_id, payload, idempotency_key, actor)
+
+    def correct_result(self, *, tournament: int, of: str, score: tuple[int, int] | None = None,
+                       judge: str | None = None, reason: str = "",
+                       idempotency_key: str | None = None,
+                       actor: Actor | None = None) -> tuple[Recorded, Recorded | None]:
+        """Correct a result entered by mistake: a correction makes it stop counting, and with
+        `score` the right result of the same players and round is entered after it, in the
+        same transaction (both or neither). Answers the correction and the new result."""
+        actor = actor or Actor()
+        place = self._series_of(tournament)
+        where = TournamentRef(tournament)
+        try:
+            with self._writing(place.id) as s:
+                old = s.execute(select(m.Result.player_a, m.Result.player_b, m.Result.round)
+                                .join(m.Event, m.Event.id == m.Result.event_id)
+                                .where(m.Event.series_id == place.id, m.Event.ext_id == of)
+                                ).first()
+                if score is not None and old is None:
+                    raise LedgerError("correction.not-a-result", field="of", event=of)
+                done = self._append(s, place, where, "correction", None,
+                                    {"of": of, "judge": judge, "reason": reason},
+                                    idempotency_key, actor)
+                again = None
+                if score is not None and old is not None:
+                    again = self._append(s, place, where, "result", None,
+                                         {"players": [old.player_a, old.player_b],
+                                          "score": list(score), "round": old.round},
+                                         None, actor)
+                return done, again
+        except _Retried as retry:
+            return self._stored(retry.event_id), None
+        except IntegrityError as exc:
+            self.projection.forget(place.id)
+            if "idempotency_key" in str(exc.orig):
+                raise LedgerError("key.reused", field="idempotency_key") from None
+            raise
 
     def record_result(self, *, tournament: int, players: tuple[str, str],
                       score: tuple[int, int], round: int | None = None,
@@ -456,6 +498,8 @@ class Ledger:
             # until this transaction ends (services.projection): the cached engine is ours
             self.projection.hold(s, series.id)
             state = self.projection.catch_up(s, series, seq - 1)
+            if isinstance(cmd, commands.RecordResult):
+                _not_entered(s, state, t, cmd)
             try:
                 rulings = self.projection.apply(state, cmd, ext_id, series)
             except BaseException:
@@ -552,6 +596,35 @@ class Ledger:
             assert event is not None
             return Recorded(event=event.ext_id, rulings=rulings_of_event(s, event),
                             retried=True)
+
+
+def _not_entered(s: Session, state: State, t: TournamentRef,
+                 cmd: commands.RecordResult) -> None:
+    """A second result for the same pair and round is refused (entered twice, it would count
+    twice): a wrong result is corrected (`correct_result`), not entered again. What no longer
+    counts is no obstacle: a corrected result, or a match annulled by a ruling, whose extra
+    match is a later result of the same round (standings.entered)."""
+    if cmd.round is None:
+        return  # nothing says which of the pair's matches it is
+    engine = state.engine
+    rows = s.execute(
+        select(m.Result.player_a, m.Result.player_b, m.Result.score_a, m.Result.score_b,
+               m.Event.ext_id)
+        .join(m.Event, m.Event.id == m.Result.event_id)
+        .where(m.Result.tournament_id == t.id, m.Result.round == cmd.round)
+        .order_by(m.Event.seq)).all()
+    if not any({r.player_a, r.player_b} == set(cmd.players) for r in rows):
+        return
+    position = s.scalar(select(m.Tournament.position).where(m.Tournament.id == t.id)) or 0
+    results = [(Result(id=r.ext_id, players=(r.player_a, r.player_b),
+                       score=(r.score_a, r.score_b), round=cmd.round), position)
+               for r in rows if r.ext_id not in engine.corrected_results]
+    first = entered(engine.book, engine.roster, engine.rulings, results,
+                    cmd.event("new"), position)
+    if first is not None:
+        raise LedgerError("result.entered", field="players", event=first.id,
+                          round=cmd.round, players=" — ".join(first.players),
+                          score="-".join(str(n) for n in first.score))
 
 
 def _require(value: str | None, field: str) -> None:

@@ -15,7 +15,13 @@ from sudya.messages import reason_text
 from sudya.rulebooks import loader
 from sudya.services.ledger import LedgerError
 from sudya.services.people import display_names
-from sudya.services.readback import SETTLING, series_results, series_rulings, stored_reason
+from sudya.services.readback import (
+    SETTLING,
+    corrected_results,
+    series_results,
+    series_rulings,
+    stored_reason,
+)
 from sudya.standings import standings
 from sudya.views import (
     ReasonView,
@@ -218,12 +224,27 @@ def team_name(s: Session, *, series: int, handle: str) -> str | None:
 
 
 def tournament_results(s: Session, *, tournament: int) -> list[dict[str, Any]]:
-    """The results entered in a tournament, the newest first, with who entered them."""
-    rows = s.scalars(select(m.Result).where(m.Result.tournament_id == tournament)
+    """The results entered in a tournament, the newest first, with who entered them; a
+    corrected one with its correction (`corrected`: event, reason, who, when)."""
+    t = _tournament(s, tournament)
+    corrected = corrected_results(s, t.series_id)
+    corrections = {e.ext_id: e for e in s.scalars(select(m.Event).where(
+        m.Event.series_id == t.series_id, m.Event.ext_id.in_(list(corrected.values()))))
+    } if corrected else {}
+    rows = s.execute(select(m.Result, m.Event.ext_id)
+                     .join(m.Event, m.Event.id == m.Result.event_id)
+                     .where(m.Result.tournament_id == tournament)
                      .order_by(m.Result.id.desc()))
-    return [{"round": r.round, "player_a": r.player_a, "player_b": r.player_b,
-             "score_a": r.score_a, "score_b": r.score_b, "created_by": r.created_by,
-             "created_at": r.created_at} for r in rows]
+    out = []
+    for r, ext in rows:
+        fix = corrections.get(corrected.get(ext, ""))
+        out.append({"event": ext, "round": r.round, "player_a": r.player_a,
+                    "player_b": r.player_b, "score_a": r.score_a, "score_b": r.score_b,
+                    "created_by": r.created_by, "created_at": r.created_at,
+                    "corrected": None if fix is None else {
+                        "event": fix.ext_id, "reason": fix.payload.get("reason") or "",
+                        "by": fix.created_by, "at": fix.created_at}})
+    return out
 
 
 def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView]:

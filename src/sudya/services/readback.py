@@ -103,12 +103,30 @@ def series_roster(s: Session, series_id: int) -> Roster:
 
 
 def series_results(s: Session, series_id: int) -> list[tuple[Result, int]]:
+    """The results that count, in the order entered: a corrected one is left out (its
+    correction names it, engine.appeals.correct_result)."""
+    corrected = corrected_results(s, series_id)
     rows = s.execute(select(m.Result, m.Tournament.position, m.Event.ext_id)
                      .join(m.Tournament, m.Tournament.id == m.Result.tournament_id)
                      .join(m.Event, m.Event.id == m.Result.event_id)
                      .where(m.Tournament.series_id == series_id).order_by(m.Event.seq))
     return [(Result(id=ext, players=(r.player_a, r.player_b), score=(r.score_a, r.score_b),
-                    round=r.round), position) for r, position, ext in rows]
+                    round=r.round), position) for r, position, ext in rows
+            if ext not in corrected]
+
+
+def corrected_results(s: Session, series_id: int) -> dict[str, str]:
+    """Each corrected result's event -> the correction's (a correction naming an event that
+    has a result: only a result's correction can, a ruling's names an event without one)."""
+    corrections = {p.get("of"): ext for ext, p in s.execute(
+        select(m.Event.ext_id, m.Event.payload).where(m.Event.series_id == series_id,
+                                                      m.Event.kind == "correction"))}
+    if not corrections:
+        return {}
+    results = s.scalars(select(m.Event.ext_id).join(m.Result, m.Result.event_id == m.Event.id)
+                        .where(m.Event.series_id == series_id,
+                               m.Event.ext_id.in_([k for k in corrections if k])))
+    return {ext: corrections[ext] for ext in results}
 
 
 def series_book(s: Session, series_id: int) -> Rulebook:

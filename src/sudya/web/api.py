@@ -105,7 +105,9 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
             401: "Not signed in (or the session has ended).",
             403: "Signed in, but your role may not do this (or the CSRF header is missing).",
             404: "No such tournament, rulebook or person.",
-            409: "The idempotency key was used for another request (nothing recorded).",
+            409: "The idempotency key was used for another request, or the result of this "
+                 "pair in this round is already entered (`result.entered`: correct it "
+                 "instead); nothing recorded.",
             422: "Bad input: `detail` names the field.",
             429: "Too many failed logins from this address or for this username: wait the "
                  "seconds `Retry-After` says (`login.throttled`).",
@@ -164,6 +166,10 @@ class InfractionIn(Strict):
 
 class EndOfMatchIn(Strict):
     round: Round
+    players: list[Handle] | None = Field(
+        default=None, min_length=1, max_length=100,
+        description="The players (or teams) whose match ended, e.g. a table's pair; none: "
+                    "every player (the end of the round).")
     idempotency_key: IdempotencyKey
 
 
@@ -601,11 +607,13 @@ def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=T
 
 
 @router.post("/tournaments/{tid}/end-of-match",
-             summary="The end of a match or round: stacking checks for every player",
+             summary="The end of a match or round: stacking checks for a table's players "
+                     "or for every player",
              responses=_errors(*WRITES), response_model_exclude_unset=True)
 def end_of_match(body: EndOfMatchIn, a: Annotated[Access, Depends(_may("rule", write=True))]
                  ) -> EventOut:
-    done = _execute(a, commands.EndMatch(round=body.round), body.idempotency_key)
+    done = _execute(a, commands.EndMatch(round=body.round, players=body.players),
+                    body.idempotency_key)
     return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
 
 

@@ -29,11 +29,12 @@ from sudya.web.limits import RequestLimits
 
 HERE = Path(__file__).parent
 # the HTTP status of an error's code (any other: 422, bad input): a key used for another
-# request is a conflict with what was stored; a write that waited longer than
+# request is a conflict with what was stored, and so is a second result for a pair's match
+# (result.entered); a write that waited longer than
 # SUDYA_WRITE_TIMEOUT for its series' turn recorded nothing and may be sent again; a
 # scenario with more events than the caller may replay is too large
 STATUS = {"key.reused": 409, "ledger.busy": 503, "replay.too-many-events": 413,
-          "replay.too-many-events-anonymous": 413}
+          "replay.too-many-events-anonymous": 413, "result.entered": 409}
 # how long a refused write is told to wait (Retry-After): the queue it met was stuck for the
 # whole write timeout, so at once would only join the end of it again
 BUSY_RETRY_AFTER = 5
@@ -168,6 +169,9 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     from sudya.web import live  # the tournament's event stream and /sw.js (docs/web.*.md)
 
     live.include(app)
+    from sudya.web import pages_match  # the end of a match; corrections
+
+    app.include_router(pages_match.router)
     app.include_router(api.router)
     return app
 

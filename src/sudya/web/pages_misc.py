@@ -78,9 +78,9 @@ def _scorekeeper(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
     return t, book, roles
 
 
-def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 200,
-                  values: dict[str, str] | None = None, errors: dict[str, str] | None = None,
-                  entered: bool = False) -> Response:
+def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *,
+                  status: int = 200, values: dict[str, str] | None = None,
+                  errors: dict[str, str] | None = None, entered: bool = False) -> Response:
     summary = tournament_summary(ctx.session, t.id)
     rows = tournament_results(ctx.session, tournament=t.id)
     clock = round_clock(ctx.session, t.id)
@@ -88,18 +88,18 @@ def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 
     return ctx.render("results.html", status=status, t=t, book=book,
                       players=[p["handle"] for p in summary["players"]], results=rows,
                       values=values or {"round": default_round}, errors=errors or {},
-                      entered=entered)
+                      entered=entered, roles=roles)
 
 
 @router.get("/t/{tid}/results")
 def results(ctx: C, tid: int, entered: bool = False) -> Response:
-    t, book, _roles = _scorekeeper(ctx, tid)
-    return _results_page(ctx, t, book, entered=entered)
+    t, book, roles = _scorekeeper(ctx, tid)
+    return _results_page(ctx, t, book, roles, entered=entered)
 
 
 @router.post("/t/{tid}/results")
 async def results_submit(ctx: C, tid: int, request: Request) -> Response:
-    t, book, _roles = _scorekeeper(ctx, tid)
+    t, book, roles = _scorekeeper(ctx, tid)
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("round", "player_a", "player_b",
@@ -131,7 +131,7 @@ async def results_submit(ctx: C, tid: int, request: Request) -> Response:
             errors[field] = i18n.error(exc, book)
         else:
             return views.done(request, f"/t/{tid}/results?entered=1")
-    return _results_page(ctx, t, book, status=422, values=values, errors=errors)
+    return _results_page(ctx, t, book, roles, status=422, values=values, errors=errors)
 
 
 # ---------------------------------------------------------------------- the round clock
