@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     # about 10,000): anyone may replay, so a stranger's replay costs at most a moment's CPU
     replay_events_anonymous: int = Field(default=2000, ge=1, le=10_000_000)
     replay_events_signed_in: int = Field(default=100_000, ge=1, le=10_000_000)
+    # how long a judge may take back a ruling they just recorded (the undo after confirming;
+    # a correction like any other, append-only)
+    undo_seconds: int = Field(default=120, ge=0, le=3600)
     # the reverse proxies whose X-Forwarded-For / -Proto are believed (addresses or networks,
     # comma-separated: SUDYA_TRUSTED_PROXIES=127.0.0.1,10.0.0.0/8); none by default, so a
     # client cannot name its own address to the login throttle

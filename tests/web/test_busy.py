@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
-from web_testkit import csrf_of, main_of
+from web_testkit import form_fields, main_of, record_form
 
 from sudya.services import demo
 from sudya.services.ledger import Ledger
@@ -72,17 +72,24 @@ def test_the_api_answers_503_with_retry_after(client: TestClient, ledger: Ledger
     assert infractions(ledger) == before + 1
 
 
-def test_the_record_form_answers_503_with_the_error_page(signed_in: SignIn, ledger: Ledger,
-                                                         held: None) -> None:
+def test_the_record_form_answers_503_keeping_the_form(signed_in: SignIn, ledger: Ledger,
+                                                      held: None) -> None:
     judge = signed_in("sudya")
-    url = f"/t/{BERSERK}/record?infraction=gameplay.slow-play&player=dasha"
-    form = {"csrf": csrf_of(judge, url), "infraction": "gameplay.slow-play",
-            "player": "dasha", "round": "2", "key": "busy-form-1"}
+    # the form opens previewed (a preview waits for no turn): what the confirm button sends
+    form = {**record_form(judge, f"/t/{BERSERK}/record?infraction=gameplay.slow-play"
+                                 "&player=dasha"), "key": "busy-form-1"}
     before = infractions(ledger)
     for headers in ({}, {"HX-Request": "true"}):  # a plain form and htmx
         page = judge.post(f"/t/{BERSERK}/record/confirm", data=form, headers=headers,
                           follow_redirects=False)
         assert page.status_code == 503
         assert page.headers["retry-after"] == str(BUSY_RETRY_AFTER)
-        assert "журнал занят" in main_of(page.text).text()
+        shown = main_of(page.text if not headers else f"<main>{page.text}</main>")
+        # the message beside the confirm button, the form filled and previewed as it was, with
+        # the same key and token: it can be sent again as it is
+        assert "журнал занят" in shown.one("p", id="confirm-error").text()
+        again = form_fields(shown.one("form", cls="record-form"))
+        assert again["key"] == "busy-form-1"
+        assert again["preview_token"] == form["preview_token"]
+        assert again["player"] == "dasha"
     assert infractions(ledger) == before

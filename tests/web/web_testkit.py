@@ -148,3 +148,37 @@ def table_by_column(table: Element) -> dict[str, dict[str, str]]:
     head = [th.text() for th in table.one("thead").all("th")]
     key = 1 if head and head[0] == "#" else 0  # a leading «#» column only numbers the rows
     return {row[key]: dict(zip(head, row, strict=True)) for row in table_rows(table)}
+
+
+# ---------------------------------------------------------------------- submitting a form
+def form_fields(form: Element) -> dict[str, str]:
+    """What a browser sends of a form as the page shows it: inputs (a checkbox or radio only
+    when checked), the selected option of each select, textareas; no buttons."""
+    out: dict[str, str] = {}
+    for el in form.iter():
+        name = el.attrs.get("name")
+        if not name:
+            continue
+        if el.tag == "input":
+            kind = el.attrs.get("type", "text")
+            if kind in ("checkbox", "radio"):
+                if "checked" in el.attrs:
+                    out[name] = el.attrs.get("value") or "on"
+            elif kind not in ("submit", "button", "reset"):
+                out[name] = el.attrs.get("value", "")
+        elif el.tag == "select":
+            options = el.all("option")
+            chosen = [o for o in options if "selected" in o.attrs] or options[:1]
+            if chosen:
+                out[name] = chosen[0].attrs.get("value", chosen[0].text())
+        elif el.tag == "textarea":
+            out[name] = "".join(c for c in el.children if isinstance(c, str)).lstrip("\n")
+    return out
+
+
+def record_form(client: TestClient, url: str) -> dict[str, str]:
+    """The fields of the record form at `url` (previewed at once when it names the player and
+    the infraction: its preview token and key included), as the confirm button sends them."""
+    page = client.get(url)
+    assert page.status_code == 200, page.text[:300]
+    return form_fields(main_of(page.text).one("form", cls="record-form"))

@@ -62,6 +62,7 @@ from sudya.views import (
     UserView,
     rulings_view,
 )
+from sudya.web import preview_token
 from sudya.web.context import COOKIE, Ctx, get_ctx
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
@@ -152,7 +153,15 @@ class InfractionIn(Strict):
     details: commands.Facts = Field(
         default_factory=dict, description="The facts the rule reads (see the rulebook).")
     choice: Choice
+    note: commands.Note = Field(
+        default="", description="What happened, in the judge's words (at most 2000 "
+                                "characters): stored with the ruling, shown to the staff.")
     preview: bool = Field(default=False, description="Only show the rulings; store nothing.")
+    preview_token: str | None = Field(
+        default=None, max_length=200,
+        description="The `preview_token` a preview of this request answered. Optional; when "
+                    "sent, the record is refused (422, `preview.changed`, nothing recorded) "
+                    "unless it is exactly the command previewed.")
     idempotency_key: IdempotencyKey
 
     @model_validator(mode="after")
@@ -295,6 +304,9 @@ class RecordOut(BaseModel):
     preview: bool
     event: str | None = Field(description="The stored event's id (null for a preview).")
     rulings: list[RulingView]
+    preview_token: str | None = Field(
+        default=None, description="A preview's token (absent otherwise): send it back with "
+                                  "the record to bind the record to what was previewed.")
 
 
 class EventOut(BaseModel):
@@ -598,11 +610,18 @@ def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=T
                                 judge=a.roles.judge_handle, round=body.round,
                                 details=body.details, choice=body.choice)
     _check_dates(a.book, body)
+    cmd = commands.RecordInfraction(date=body.date, note=body.note,
+                                    **{k: v for k, v in args.items() if k != "tournament"})
+    secret = a.ctx.request.app.state.secret
     if body.preview:
         return RecordOut(preview=True, event=None,
-                         rulings=_rulings(a, a.ctx.ledger.preview(**args)))
-    del args["tournament"]
-    done = _execute(a, commands.RecordInfraction(date=body.date, **args), body.idempotency_key)
+                         rulings=_rulings(a, a.ctx.ledger.preview(**args)),
+                         preview_token=preview_token.token(secret, a.tournament.id,
+                                                           a.user.username, cmd))
+    if body.preview_token is not None and not preview_token.same(
+            secret, a.tournament.id, a.user.username, cmd, body.preview_token):
+        raise SudyaError("preview.changed", field="preview_token")
+    done = _execute(a, cmd, body.idempotency_key)
     return RecordOut(preview=False, rulings=_rulings(a, done.rulings), event=done.event)
 
 

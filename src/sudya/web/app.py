@@ -146,6 +146,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         pages_manage,
         pages_misc,
         pages_pending,
+        pages_record,
         pages_rulebooks,
     )
     from sudya.web.context import LoginRequired, see_other
@@ -163,8 +164,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     from sudya.web import pages_tables  # the dashboard's tables and people; pairings
 
     app.include_router(pages_tables.router)
-    for module in (pages_pending, pages_appeals, pages_misc, pages_rulebooks, pages_decks,
-                   pages_manage, pages_audit):
+    for module in (pages_record, pages_pending, pages_appeals, pages_misc, pages_rulebooks,
+                   pages_decks, pages_manage, pages_audit):
         app.include_router(module.router)
     from sudya.web import live  # the tournament's event stream and /sw.js (docs/web.*.md)
 

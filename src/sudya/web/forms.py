@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Request
-from starlette.datastructures import FormData
 
 from sudya import commands
 from sudya.commands import CommandError
@@ -96,7 +95,7 @@ def error_field(field: str) -> str:
     return field or "infraction"
 
 
-def parse(book: Rulebook, summary: dict[str, Any], form: FormData
+def parse(book: Rulebook, summary: dict[str, Any], form: Mapping[str, Any]
           ) -> tuple[dict[str, Any], dict[str, str]]:
     """The form's values in the engine's terms, and an error beside each bad field."""
     errors: dict[str, str] = {}
@@ -150,6 +149,9 @@ def parse(book: Rulebook, summary: dict[str, Any], form: FormData
             errors["choice"] = _("Enter the amount.")
     elif choice:
         parsed["choice"] = choice
+    note = str(form.get("note", "")).strip().replace("\r\n", "\n")
+    if note:
+        parsed["note"] = note
     if not errors:  # the limits of what may be recorded are the commands', as in the API
         try:
             commands.decode("infraction", parsed)

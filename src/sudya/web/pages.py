@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
@@ -28,11 +27,13 @@ from sudya.services.queries import (
     tournament_summary,
 )
 from sudya.services.readback import stored_reason
-from sudya.views import TournamentView
-from sudya.web import forms, i18n, views
+from sudya.services.recording import series_incident_notes
+from sudya.web import i18n, views
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
 from sudya.web.pages_audit import check_view
 from sudya.web.pages_tables import dashboard_context
+from sudya.web.recorded import notice as record_notice
+from sudya.web.recorded import with_notes
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -94,7 +95,8 @@ def tournaments(ctx: C) -> Response:
 
 
 @router.get("/t/{tid}")
-def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
+def dashboard(ctx: C, tid: int, recorded: str | None = None,
+              undone: str | None = None) -> Response:
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
     if not roles.names:
@@ -105,6 +107,11 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
     rulings = views.rulings(book, summary["rulings"], names=summary["names"])
     pending = [r for r in rulings if r["pending"]]
     latest = list(reversed(rulings))[:10]
+    if roles.can("view-all"):  # the judges' accounts of the incidents (pages_record)
+        with_notes(ctx, tid, pending + latest)
+    # after a ruling was recorded or undone: it in words, and the undo for a short time
+    notice = record_notice(ctx, tid, book, rulings, undone or recorded, undone=bool(undone),
+                           may_undo=roles.can("decide"))
     clock = round_clock(ctx.session, t.id)
     # the current round's tables, the players found (?q=), what waits for the head judge
     board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))
@@ -115,108 +122,11 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None) -> Response:
              if roles.can("hear-appeals") or roles.can("manage") else None)
     return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
                       pending=pending, latest=latest, recorded=recorded, clock=clock,
-                      **board, audit=audit)
+                      **board, audit=audit, notice=notice)
 
 
 # ---------------------------------------------------------------------- record a ruling
-def _judge_or_forbid(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Any]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("rule"):
-        raise forbid(_("Your role may not give rulings or penalties in this tournament."))
-    return t, book, roles
-
-
-@router.get("/t/{tid}/record")
-def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str = "",
-                hx: Annotated[bool, Depends(forms.is_htmx)] = False) -> Response:
-    t, book, roles = _judge_or_forbid(ctx, tid)
-    summary = tournament_summary(ctx.session, tid)
-    inf = book.infraction(infraction) if infraction else None
-    found = forms.search(book, q)
-    data: dict[str, Any] = dict(t=t, book=book, summary=summary, player=player, q=q,
-                                found=found, inf=inf,
-                inputs=forms.inputs(book, inf, summary) if inf else [],
-                choice=forms.choice_options(book, inf, t.level) if inf else None,
-                values={}, errors={})
-    if hx and not inf:
-        return ctx.render("record.html", block="found", **data)
-    return ctx.render("record.html", **data)
-
-
-@router.post("/t/{tid}/record/preview")
-async def record_preview(ctx: C, tid: int, request: Request) -> Response:
-    t, book, roles = _judge_or_forbid(ctx, tid)
-    form = await request.form()
-    ctx.check_csrf(str(form.get("csrf", "")))
-    summary = tournament_summary(ctx.session, tid)
-    parsed, errors = forms.parse(book, summary, form)
-    inf = book.infraction(str(form.get("infraction", "")))
-    hx = forms.is_htmx(request)
-    data: dict[str, Any] = dict(t=t, book=book, summary=summary,
-                                player=parsed.get("player", ""), q="",
-                found=[], inf=inf, inputs=forms.inputs(book, inf, summary) if inf else [],
-                choice=forms.choice_options(book, inf, t.level) if inf else None,
-                values=dict(form), errors=errors)
-    if not errors:
-        try:
-            rulings = ctx.ledger.preview(tournament=tid, judge=roles.judge_handle,
-                                         **_record_args(parsed))
-        except LedgerError as exc:
-            errors[forms.error_field(exc.field)] = i18n.error(exc, book)
-        else:
-            data.update(rulings=[_explained(book, r) for r in rulings],
-                        key=uuid.uuid4().hex, parsed=parsed,
-                        history=_history(ctx, parsed.get("player") or parsed.get("team")))
-    data["errors"] = errors
-    status = 422 if errors else 200
-    if hx:
-        return ctx.render("record.html", block="record", status=status, **data)
-    return ctx.render("record.html", status=status, **data)
-
-
-@router.post("/t/{tid}/record/confirm")
-async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
-    t, book, roles = _judge_or_forbid(ctx, tid)
-    form = await request.form()
-    ctx.check_csrf(str(form.get("csrf", "")))
-    summary = tournament_summary(ctx.session, tid)
-    parsed, errors = forms.parse(book, summary, form)
-    key = views.form_key(form)
-    if errors:  # the form again, each error beside its field
-        inf = book.infraction(str(form.get("infraction", "")))
-        return ctx.render("record.html", status=422, t=t, book=book, summary=summary,
-                          player=parsed.get("player", ""), q="", found=[], inf=inf,
-                          inputs=forms.inputs(book, inf, summary) if inf else [],
-                          choice=forms.choice_options(book, inf, t.level) if inf else None,
-                          values=dict(form), errors=errors)
-    try:
-        rulings = ctx.ledger.record(tournament=tid, judge=roles.judge_handle,
-                                    idempotency_key=key, actor=_actor(ctx),
-                                    **_record_args(parsed))
-    except LedgerError as exc:
-        if exc.code == "ledger.busy":
-            raise  # 503 with Retry-After (the app's error page): nothing recorded, send again
-        return ctx.render("error.html", status=422, message=i18n.error(exc, book))
-    event = rulings[0].event if rulings else ""
-    if forms.is_htmx(request):
-        return Response(status_code=204, headers={"HX-Redirect": f"/t/{tid}?recorded={event}"})
-    return see_other(f"/t/{tid}?recorded={event}")
-
-
-def _record_args(parsed: dict[str, Any]) -> dict[str, Any]:
-    keys = ("infraction", "player", "team", "round", "details", "choice")
-    return {k: parsed.get(k) for k in keys}
-
-
-def _actor(ctx: Ctx) -> Any:
-    from sudya.services.ledger import Actor
-
-    user = ctx.need_user()
-    return Actor(name=user.username,
-                 request_id=ctx.request.headers.get("x-request-id", "")[:64] or uuid.uuid4().hex)
-
-
+# the routes are in pages_record; the preview's explanation and the history are shared here
 def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
     """A ruling with everything a judge needs to see before confirming."""
     inf: Infraction | None = book.infraction(r.infraction) if r.infraction else None
@@ -294,6 +204,10 @@ def person(ctx: C, tid: int, handle: str) -> Response:
         e["outcome"] = [i18n.reason(stored_reason(n), their) for n in e["reasons"]
                         if e["cause"] == "appeal"]
     views.settle_record(entries)
+    if roles.can("view-all"):  # the judges' accounts of the incidents, for the staff
+        notes = series_incident_notes(ctx.session, {(e["series"], e["event"]) for e in entries})
+        for e in entries:
+            e["incident"] = notes.get((e["series"], e["event"]))
     appeals = [{**a, "outcome": views.outcome_text(a["decision"]["outcome"])
                 if a["decision"] else None}
                for a in appeal_requests(ctx.session, tid) if a["appellant"] == handle]
