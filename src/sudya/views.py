@@ -451,3 +451,21 @@ class PairingsView(View):
     tables: list[PairingView]
     imported_by: str | None = Field(default=None, description="Who imported the round.")
     imported_at: dt.datetime | None = Field(default=None, description="When.")
+
+
+class IncidentView(View):
+    """An incident a judge reported: waiting for a judge who may rule, or settled."""
+
+    id: int
+    subject: str = Field(description="The player's (or team's) handle.")
+    name: str = Field(description="Their display name.")
+    table: int | None = None
+    round: int | None = None
+    text: str = Field(description="The reporting judge's account, in their own words.")
+    filed_by: str
+    filed_at: dt.datetime
+    settled_at: dt.datetime | None = Field(default=None, description="Null: still waiting.")
+    settled_by: str | None = None
+    event: str | None = Field(default=None, description="The ruling recorded for it (its "
+                              "event); null when settled without a penalty.")
+    note: str = Field(default="", description="What the judge who settled it wrote.")

@@ -162,9 +162,13 @@ def test_team_tables_list_both_teams_players(signed_in: SignIn) -> None:
     card = main_of(page).one("li", id="table-1")
     assert card.one("summary").text() == "Стол 1 Волки — Медведи"
     assert [p.text() for p in card.all("p", cls="side-team")] == ["Волки", "Медведи"]
-    # a junior judge, who may not rule, taps a player to see their record
+    # a junior judge, who may not rule, taps a player to report an incident (web
+    # test_incidents.py); the scorekeeper, no judge, to see the player's record
     junior = signed_in("mladshiy")
     assert dict(tables_of(junior.get(f"/t/{WARGAME}").text)[1])["olga"] == \
+        f"/t/{WARGAME}/incidents?player=olga&table=1&round=2"
+    keeper = signed_in("schet")
+    assert dict(tables_of(keeper.get(f"/t/{WARGAME}").text)[1])["olga"] == \
         f"/t/{WARGAME}/people/olga"
     # no tables where nothing is paired or seated
     assert main_of(head.get(f"/t/{CLAN}").text).all("section", cls="tables") == []

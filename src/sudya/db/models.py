@@ -301,6 +301,25 @@ class Pairing(Audited, Base):
     __table_args__ = (UniqueConstraint("tournament_id", "round", "table_no"),)
 
 
+class IncidentReport(Audited, Base):
+    """A judge's account of an incident, filed for a judge who may rule (a junior judge
+    files; a senior or the head judge rules). It waits until settled: by the ruling recorded
+    for it (its event) or without a penalty; who settled it and when are kept."""
+
+    __tablename__ = "incident_report"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    subject: Mapped[str] = mapped_column(String(100))  # the player's (or team's) handle
+    table_no: Mapped[int | None] = mapped_column(Integer)
+    round: Mapped[int | None] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(String(2000))
+    idempotency_key: Mapped[str | None] = mapped_column(String(100), unique=True)
+    settled_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    settled_by: Mapped[str | None] = mapped_column(String(100))
+    event_ext_id: Mapped[str | None] = mapped_column(String(100))  # the ruling recorded for it
+    settled_note: Mapped[str] = mapped_column(String(1000), default="")
+
+
 class AuditCheck(Audited, Base):
     """One run of `sudya audit verify` over a series: when, by whom, and what it found
     (a message code and its parameters, rendered where it is shown)."""

@@ -267,7 +267,7 @@ def csrf_ok(secret: str, session_token: str | None, given: str | None) -> bool:
 # what a person may ask of a tournament; the first three are the rulebook's own (a role's
 # `may`, so the engine's judge-role rule stays in the rulebook), the rest Sudya's
 Action = Literal["rule", "decide", "hear-appeals", "results", "manage", "appeal", "view-all",
-                 "pairings"]
+                 "pairings", "report"]
 
 
 @dataclass(frozen=True)
@@ -289,6 +289,8 @@ class Roles:
             return "organiser" in self.names
         if action == "pairings":  # the organiser, the scorekeeper and the head judge
             return bool({"scorekeeper", "organiser"} & self.names) or "hear-appeals" in self.may
+        if action == "report":  # an incident, for a judge who may rule: every judge, a junior too
+            return self.judge_handle is not None or "rule" in self.may
         if action == "appeal":
             return bool(self.names)
         if action == "view-all":

@@ -13,6 +13,7 @@ from sudya.decks.decklist import check, parse
 from sudya.rulebooks import loader
 from sudya.services.accounts import assign, create_user
 from sudya.services.decks import SAMPLE_CARDS, import_cards, register_decklist, stored_cards
+from sudya.services.incidents import file_incident
 from sudya.services.ledger import Actor, Ledger
 from sudya.services.people import import_pairings, set_names
 
@@ -158,6 +159,10 @@ def build_into(url: str) -> Engine:
     set_names(ledger, names=NAMES, actor=actor)  # the teams' members were named by handle
     for (key, rnd), text in PAIRINGS.items():
         import_pairings(ledger, tournament=tids[key], round=rnd, text=text, actor=actor)
+    # the junior judge, who gives no penalty, reports an incident for a judge who may rule
+    file_incident(ledger, tournament=w, subject="petr", table=1, round=2,
+                  text="Перемерил дистанцию уже после хода соперника; соперник возражает.",
+                  actor=Actor(name="mladshiy"))
 
     with ledger.uow().begin() as s:
         for username, (name, person, roles) in USERS.items():

@@ -161,9 +161,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     security.add_api_docs(app, "/api/v1/docs")
 
     app.include_router(pages.router)
-    from sudya.web import pages_tables  # the dashboard's tables and people; pairings
+    from sudya.web import pages_incidents, pages_tables  # tables, people; incident reports
 
     app.include_router(pages_tables.router)
+    app.include_router(pages_incidents.router)
     for module in (pages_record, pages_pending, pages_appeals, pages_misc, pages_rulebooks,
                    pages_decks, pages_manage, pages_audit):
         app.include_router(module.router)

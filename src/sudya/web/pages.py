@@ -17,6 +17,7 @@ from sudya.services.accounts import AuthError, readable_record, sign_in, sign_ou
 from sudya.services.appeals import requests as appeal_requests
 from sudya.services.appeals import waiting as appeals_waiting
 from sudya.services.clock import round_clock
+from sudya.services.incidents import waiting as incidents_waiting
 from sudya.services.ledger import LedgerError
 from sudya.services.people import display_names, person_name
 from sudya.services.queries import (
@@ -116,7 +117,9 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None,
     # the current round's tables, the players found (?q=), what waits for the head judge
     board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))
     board["waiting"] = {"appeals": appeals_waiting(ctx.session, tid)
-                        if roles.can("hear-appeals") else None}
+                        if roles.can("hear-appeals") else None,
+                        "incidents": incidents_waiting(ctx.session, tournament=tid)
+                        if roles.can("rule") else None}
     # the head judge and the organiser see the ledger's last verification (pages_audit)
     audit = ({"check": check_view(ctx, tid)}
              if roles.can("hear-appeals") or roles.can("manage") else None)

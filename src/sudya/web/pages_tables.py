@@ -39,8 +39,18 @@ def record_url(t: TournamentView, handle: str, table: int | None, round: int | N
     return f"/t/{t.id}/record?" + urlencode({k: v for k, v in query.items() if v is not None})
 
 
+def report_url(t: TournamentView, handle: str, table: int | None, round: int | None) -> str:
+    """The incident report form for a player, their table and the round filled in (for a
+    judge who may not rule)."""
+    query: dict[str, Any] = {"player": handle, "table": table, "round": round}
+    return f"/t/{t.id}/incidents?" + urlencode({k: v for k, v in query.items()
+                                                if v is not None})
+
+
 def _person(t: TournamentView, p: PersonView, round: int | None) -> dict[str, Any]:
-    return {**p.model_dump(), "record": record_url(t, p.handle, p.table, p.round or round)}
+    at = p.round or round
+    return {**p.model_dump(), "record": record_url(t, p.handle, p.table, at),
+            "report": report_url(t, p.handle, p.table, at)}
 
 
 def _tables(t: TournamentView, pairings: PairingsView, people: list[PersonView]
