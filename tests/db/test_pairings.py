@@ -165,6 +165,7 @@ def test_search_by_part_of_a_name_a_handle_or_a_table(ledger: Ledger, tid: int) 
 
     assert find("ЕЖИК") == ["alice"]  # «Ёжикова»: case and ё folded
     assert find("алена") == ["alice"]
+    assert find("Е\u0308ЖИК") == ["alice"]  # «Ё» typed as «Е» and a combining diaeresis
     assert find("пётр") == ["bob", "erin"]  # «Петров» (е) and «Пётрова» (ё) alike
     assert find("  орлова ") == ["carol"]
     assert find("fre") == ["fred"]  # a handle

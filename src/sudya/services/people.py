@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,9 @@ MAX_ROUND = 1000  # as the round clock (services.clock)
 
 
 def fold(text: str) -> str:
-    """Text as search compares it: case folded, «ё» read as «е», spaces trimmed."""
-    return " ".join(text.casefold().replace("ё", "е").split())
+    """Text as search compares it: composed (NFC: «е» + U+0308 is «ё»), case folded, «ё»
+    read as «е», spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFC", text).casefold().replace("ё", "е").split())
 
 
 @dataclass(frozen=True)
