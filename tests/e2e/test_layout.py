@@ -108,6 +108,10 @@ SCREENS = [
     Screen("results", f"/t/{BERSERK}/results", "glavsud", primary="form.card button.primary",
            shot=True),
     Screen("rounds", f"/t/{BERSERK}/rounds", "glavsud", primary="form.card button.primary"),
+    Screen("match", f"/t/{BERSERK}/match?round=1", "sudya"),
+    Screen("corrections", f"/t/{BERSERK}/corrections", "glavsud"),
+    Screen("correct", f"/t/{BERSERK}/corrections/e13", "glavsud",
+           primary="form.card button.primary"),
     Screen("rulebooks", "/rulebooks", "sudya"),
     Screen("rulebook", "/rulebooks/berserk?level=professional", "sudya", shot=True),
     Screen("rulebook-clan", "/rulebooks/clan-championship", "sudya"),
@@ -364,3 +368,38 @@ def test_screenshot_matches_the_reference(phones: Callable[[str | None], Page],
             f"{PIXEL_THRESHOLD}/255; now: {actual_path.relative_to(ROOT)}, where: "
             f"{diff_path.relative_to(ROOT)}. If the change is meant, `make screenshots`.",
             pytrace=False)
+
+
+# -------------------------------------------------------------------- 3. wide tables
+STANDINGS = [(f"/t/{BERSERK}/standings", "sudya"), (f"/t/{CLAN}/standings", "glavsud"),
+             (f"/t/{WARGAME}/standings", "sudya")]
+
+
+@pytest.mark.parametrize(("url", "user"), STANDINGS, ids=["berserk", "clan", "wargame"])
+def test_standings_scroll_in_their_box_with_the_names_in_view(
+        phones: Callable[[str | None], Page], url: str, user: str) -> None:
+    """A table wider than the phone scrolls sideways inside its own box (the page does not);
+    scrolled to its far end, each row's name is still in view, on top of the cells."""
+    page = phones(user)
+    page.goto(url)
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    scrolled = 0
+    for box in page.locator(".scroll").all():
+        wide, seen = box.evaluate("b => [b.scrollWidth, b.clientWidth]")
+        if wide <= seen:
+            continue
+        box.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
+        scrolled += 1
+        edge = box.bounding_box()
+        assert edge is not None
+        for cell in box.locator("tbody td.who").all():
+            where = cell.bounding_box()
+            assert where is not None
+            assert abs(where["x"] - edge["x"]) < 1, (url, where, edge)
+            on_top = page.evaluate(
+                "([x, y]) => !!document.elementFromPoint(x, y)?.closest('td.who')",
+                [where["x"] + 4, where["y"] + where["height"] / 2])
+            assert on_top, (url, cell.inner_text())
+    page.close()
+    if url.endswith(f"/t/{BERSERK}/standings"):
+        assert scrolled, "the berserk standings are wider than a phone: they should scroll"
