@@ -53,7 +53,7 @@ def test_end_of_one_tables_match_gives_its_stacking_penalty(signed_in: SignIn,
     page = main_of(judge.get("/t/1/match?round=1").text)
     assert page.one("h1").text() == "Конец матча · Тур 1"
     buttons = [b.text() for b in page.all("button")]
-    assert "Конец матча: alisa — boris" in buttons
+    assert "Конец матча: Алиса Смирнова — Борис Петров" in buttons
     assert "Конец тура 1 для всех игроков" in buttons
     token = csrf_of(judge, "/t/1/match?round=1")
     before = events(ledger)
@@ -68,14 +68,15 @@ def test_end_of_one_tables_match_gives_its_stacking_penalty(signed_in: SignIn,
     # only the table's players were checked: alisa's three warnings, not dasha's
     assert stacking_rulings(ledger, ended) == [("alisa", ["game-loss", "warning"])]
     shown = main_of(judge.get(location).text).one("section", id="ended")
-    assert "Конец матча записан: alisa — boris" in shown.text()
+    assert "Конец матча записан: Алиса Смирнова — Борис Петров" in shown.text()
     [line] = shown.all("li", cls="ruling")
     assert line.one("strong").text() == "alisa"
     assert [s.text() for s in line.all("span", cls="sanction")] == [
         "Поражение в партии", "Предупреждение"]
     # the table's match shows as ended; the round's end checks everyone else
     after = main_of(judge.get("/t/1/match?round=1").text)
-    assert "Конец матча: alisa — boris" not in [b.text() for b in after.all("button")]
+    assert "Конец матча: Алиса Смирнова — Борис Петров" not in [
+        b.text() for b in after.all("button")]
     r = judge.post("/t/1/match/end", data={"csrf": token, "key": "k-end-2", "round": "1",
                                            "scope": "round"}, follow_redirects=False)
     assert r.status_code == 303
@@ -160,3 +161,42 @@ def test_a_player_may_not_correct(signed_in: SignIn) -> None:
     player = signed_in("igrok")
     assert player.get("/t/1/corrections").status_code == 403
     assert player.get("/t/1/corrections/e13").status_code == 403
+
+
+def test_the_dashboard_leads_to_the_end_of_match_and_to_corrections(signed_in: SignIn
+                                                                    ) -> None:
+    head = main_of(signed_in("glavsud").get("/t/1").text)
+    assert head.one("a", href="/t/1/match").text() == "Конец матча"
+    assert head.one("a", href="/t/1/corrections").text() == "Исправления"
+    latest = head.after("Последние решения")
+    slow = next(li for li in latest.all("li", cls="ruling") if "e13" in li.text())
+    assert slow.one("a", href="/t/1/corrections/e13").text() == "исправить"
+    for user in ("igrok", "schet"):
+        page = signed_in(user).get("/t/1").text
+        assert "/t/1/match" not in page and "/t/1/corrections" not in page
+
+
+def test_the_round_s_tables_come_from_its_pairings(signed_in: SignIn, ledger: Ledger) -> None:
+    """The demo's berserk round 2 is paired (table 1 alisa — egor …) with no result yet; the
+    team wargame's round 2 pairs two teams: its table's end checks their players."""
+    judge = signed_in("sudya")
+    page = main_of(judge.get("/t/1/match").text)  # the current round: the latest paired
+    assert page.one("h1").text() == "Конец матча · Тур 2"
+    cards = [c.one("p").text() for c in page.all("div", cls="match")]
+    assert cards == ["Стол 1 · Алиса Смирнова — Егор Лебедев",
+                     "Стол 2 · Вера Кузнецова — Борис Петров",
+                     "Стол 3 · Глеб Орлов — Дарья Волкова"]
+    head = signed_in("glavsud")
+    teams = main_of(head.get("/t/3/match?round=2").text)
+    [card] = teams.all("div", cls="match")
+    assert card.one("p").text().startswith("Стол 1 · ")
+    form = card.one("form")
+    sides = [form.one("input", name=n).attrs["value"] for n in ("player_a", "player_b")]
+    assert sides == ["volki", "medvedi"]
+    token = csrf_of(head, "/t/3/match?round=2")
+    r = head.post("/t/3/match/end", data={"csrf": token, "key": "k-end-t", "round": "2",
+                                          "player_a": "volki", "player_b": "medvedi"},
+                  follow_redirects=False)
+    assert r.status_code == 303, r.text
+    ended = main_of(head.get(r.headers["location"]).text)
+    assert "Конец матча записан: Волки — " in ended.one("section", id="ended").text()

@@ -33,27 +33,35 @@ def match_ends(s: Session, *, tournament: int) -> list[dict[str, Any]]:
 
 
 def round_matches(s: Session, *, tournament: int, round: int) -> list[dict[str, Any]]:
-    """The matches of a round whose result is entered (a corrected result is not), in the
-    order entered: the pair, the results, and the end of the match if recorded (one naming
-    the pair's players, or the end of the whole round)."""
+    """The matches of a round: its tables (the pairings imported for it), then any other pair
+    whose result is entered (a corrected result is not), each with its table (None without
+    pairings), its results, and the end of the match if recorded — one naming the pair's
+    players (or teams), or the end of the whole round."""
     t = s.get(m.Tournament, tournament)
     if t is None:
         return []
+    out: dict[frozenset[str], dict[str, Any]] = {}
+    for table, a, b in s.execute(select(m.Pairing.table_no, m.Pairing.player_a,
+                                        m.Pairing.player_b)
+                                 .where(m.Pairing.tournament_id == tournament,
+                                        m.Pairing.round == round)
+                                 .order_by(m.Pairing.table_no)):
+        out[frozenset((a, b))] = {"table": table, "players": (a, b), "results": [],
+                                  "ended": None}
     corrected = corrected_results(s, t.series_id)
     rows = s.execute(select(m.Result, m.Event.ext_id)
                      .join(m.Event, m.Event.id == m.Result.event_id)
                      .where(m.Result.tournament_id == tournament, m.Result.round == round)
                      .order_by(m.Event.seq))
-    ends = [e for e in match_ends(s, tournament=tournament) if e["round"] == round]
-    whole = next((e for e in ends if e["players"] is None), None)
-    out: dict[frozenset[str], dict[str, Any]] = {}
     for r, ext in rows:
         if ext in corrected:
             continue
         pair = frozenset((r.player_a, r.player_b))
-        match = out.setdefault(pair, {"players": (r.player_a, r.player_b), "results": [],
-                                      "ended": None})
+        match = out.setdefault(pair, {"table": None, "players": (r.player_a, r.player_b),
+                                      "results": [], "ended": None})
         match["results"].append({"event": ext, "score": f"{r.score_a}:{r.score_b}"})
+    ends = [e for e in match_ends(s, tournament=tournament) if e["round"] == round]
+    whole = next((e for e in ends if e["players"] is None), None)
     for pair, match in out.items():
         mine = next((e for e in ends if e["players"] and pair <= set(e["players"])), None)
         match["ended"] = mine or whole

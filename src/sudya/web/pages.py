@@ -19,6 +19,7 @@ from sudya.services.appeals import waiting as appeals_waiting
 from sudya.services.clock import round_clock
 from sudya.services.incidents import waiting as incidents_waiting
 from sudya.services.ledger import LedgerError
+from sudya.services.matches import standing_events
 from sudya.services.people import display_names, person_name
 from sudya.services.queries import (
     all_tournaments,
@@ -108,6 +109,8 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None,
     rulings = views.rulings(book, summary["rulings"], names=summary["names"])
     pending = [r for r in rulings if r["pending"]]
     latest = list(reversed(rulings))[:10]
+    # the head judge's «исправить» on a ruling that still stands (pages_match)
+    correctable = set(standing_events(summary["rulings"])) if roles.can("decide") else set()
     if roles.can("view-all"):  # the judges' accounts of the incidents (pages_record)
         with_notes(ctx, tid, pending + latest)
     # after a ruling was recorded or undone: it in words, and the undo for a short time
@@ -125,7 +128,7 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None,
              if roles.can("hear-appeals") or roles.can("manage") else None)
     return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
                       pending=pending, latest=latest, recorded=recorded, clock=clock,
-                      **board, audit=audit, notice=notice)
+                      **board, audit=audit, notice=notice, correctable=correctable)
 
 
 # ---------------------------------------------------------------------- record a ruling

@@ -16,10 +16,10 @@ from fastapi.responses import Response
 
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.accounts import AuthError, Roles
-from sudya.services.clock import round_clock
 from sudya.services.common import command
 from sudya.services.ledger import LedgerError
 from sudya.services.matches import match_ends, round_matches, standing_events
+from sudya.services.people import current_round
 from sudya.services.queries import tournament_results, tournament_summary
 from sudya.views import TournamentView
 from sudya.web import forms, i18n, views
@@ -42,10 +42,11 @@ def _judge(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
 
 
 def _default_round(ctx: Ctx, tid: int) -> int:
-    """The round the clock last started, else the latest round with a result, else 1."""
-    clock = round_clock(ctx.session, tid)
-    if clock:
-        return int(clock["round"])
+    """The current round (the latest with pairings, or the one the clock last started), else
+    the latest round with a result, else 1."""
+    current = current_round(ctx.session, tournament=tid)
+    if current is not None:
+        return current
     rounds = [r["round"] for r in tournament_results(ctx.session, tournament=tid)
               if r["round"] is not None]
     return max(rounds, default=1)
@@ -59,14 +60,18 @@ def _match_page(ctx: Ctx, t: TournamentView, book: Rulebook, round_: int, *,
     made = [r for r in summary["rulings"] if r["event"] == ended] if ended else []
     end = next((e for e in match_ends(ctx.session, tournament=t.id)
                 if e["event"] == ended), None)
+    names: dict[str, str] = summary.get("names", {})
     matches = round_matches(ctx.session, tournament=t.id, round=round_)
+    for mt in matches:  # people (and teams) by their display names
+        mt["pair"] = " — ".join(names.get(p, p) for p in mt["players"])
     whole = next((e for e in match_ends(ctx.session, tournament=t.id)
                   if e["round"] == round_ and e["players"] is None), None)
     return ctx.render("match.html", status=status, t=t, book=book, round=round_,
                       matches=matches, whole=whole, end=end,
                       made=views.rulings(book, made, among=summary["rulings"]),
                       players=[p["handle"] for p in summary["players"]],
-                      errors=errors or {}, values=values or {})
+                      names=names, errors=errors or {},
+                      values=values or {})
 
 
 @router.get("/t/{tid}/match")
