@@ -114,3 +114,18 @@ def signed_in(app: FastAPI) -> Iterator[Callable[[str], TestClient]]:
     yield sign_in
     for c in clients:
         c.__exit__(None, None, None)
+
+
+@pytest.fixture
+def auth(client: TestClient) -> Callable[[str], dict[str, str]]:
+    """Bearer headers for a demo user of the JSON API (one login per user per test)."""
+    tokens: dict[str, str] = {}
+
+    def headers(username: str) -> dict[str, str]:
+        if username not in tokens:
+            r = client.post("/api/v1/login", json={"username": username, "password": PASSWORD})
+            assert r.status_code == 200, r.text
+            tokens[username] = r.json()["token"]
+        return {"Authorization": f"Bearer {tokens[username]}"}
+
+    return headers

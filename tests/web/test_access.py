@@ -15,27 +15,12 @@ import pytest
 from fastapi.testclient import TestClient
 from web_testkit import main_of
 
-from sudya.services import demo
 from sudya.services.ledger import Actor, Ledger
 
 API = "/api/v1"
 BERSERK, CLAN, WARGAME = 1, 2, 3
 SignIn = Callable[[str], TestClient]
 
-
-@pytest.fixture()
-def auth(client: TestClient) -> Callable[[str], dict[str, str]]:
-    tokens: dict[str, str] = {}
-
-    def headers(username: str) -> dict[str, str]:
-        if username not in tokens:
-            r = client.post(f"{API}/login", json={"username": username,
-                                                  "password": demo.PASSWORD})
-            assert r.status_code == 200, r.text
-            tokens[username] = r.json()["token"]
-        return {"Authorization": f"Bearer {tokens[username]}"}
-
-    return headers
 
 
 def record(client: TestClient, headers: dict[str, str], tid: int, handle: str

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,21 +39,6 @@ API = "/api/v1"
 TOURNAMENT = {"berserk": 1, "clan": 2, "wargame": 3}  # the demo's, in the order it builds them
 SANCTION_FIELDS = ("kind", "amount", "score", "subject", "valid_until", "attached")
 
-
-@pytest.fixture()
-def auth(client: TestClient) -> Callable[[str], dict[str, str]]:
-    """Bearer headers for a demo user (one login per user per test)."""
-    tokens: dict[str, str] = {}
-
-    def headers(username: str) -> dict[str, str]:
-        if username not in tokens:
-            r = client.post(f"{API}/login", json={"username": username,
-                                                  "password": demo.PASSWORD})
-            assert r.status_code == 200, r.text
-            tokens[username] = r.json()["token"]
-        return {"Authorization": f"Bearer {tokens[username]}"}
-
-    return headers
 
 
 def count(ledger: Ledger, table: str, where: str = "1=1", **params: Any) -> int:

@@ -12,7 +12,6 @@ from sqlalchemy import delete, func, select
 
 from sudya.db import deck_models as d
 from sudya.db import models as m
-from sudya.services import demo
 from sudya.services.ledger import Ledger
 
 API = "/api/v1"
@@ -20,21 +19,6 @@ SQUAD = ["Вайл", "Вайл", "Самаэль", "Аккения", "Аккен
 BROKEN = "Игрок: Борис\n4 Вампир\n3 Гном\n30 Богарт\n3 Самоход\n"
 Auth = Callable[[str], dict[str, str]]
 
-
-@pytest.fixture
-def auth(client: TestClient) -> Auth:
-    """Bearer headers for a demo user (one login per user per test)."""
-    tokens: dict[str, str] = {}
-
-    def headers(username: str) -> dict[str, str]:
-        if username not in tokens:
-            r = client.post(f"{API}/login", json={"username": username,
-                                                  "password": demo.PASSWORD})
-            assert r.status_code == 200, r.text
-            tokens[username] = r.json()["token"]
-        return {"Authorization": f"Bearer {tokens[username]}"}
-
-    return headers
 
 
 def fields(response: Any) -> list[str]:

@@ -18,26 +18,11 @@ from sqlalchemy import func, select
 from web_testkit import csrf_of, main_of, table_rows
 
 from sudya.db import models as m
-from sudya.services import demo
 from sudya.services.ledger import Ledger, LedgerError
 
 API = "/api/v1"
 SignIn = Callable[[str], TestClient]
 
-
-@pytest.fixture()
-def auth(client: TestClient) -> Callable[[str], dict[str, str]]:
-    tokens: dict[str, str] = {}
-
-    def headers(username: str) -> dict[str, str]:
-        if username not in tokens:
-            r = client.post(f"{API}/login", json={"username": username,
-                                                  "password": demo.PASSWORD})
-            assert r.status_code == 200, r.text
-            tokens[username] = r.json()["token"]
-        return {"Authorization": f"Bearer {tokens[username]}"}
-
-    return headers
 
 
 def stored(ledger: Ledger) -> tuple[int, int]:
