@@ -5,32 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from rulebook_testkit import TINY, refusal, write
 
-from sudya.errors import RulebookError
 from sudya.rulebooks import loader
 from sudya.scenario import replay
-
-DATA = Path(__file__).parent / "data"
-TINY = (DATA / "tiny.yaml").read_text("utf-8")
-
-
-@pytest.fixture(autouse=True)
-def no_extra_rulebook_folders(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SUDYA_RULEBOOK_PATH", raising=False)
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "rules.yaml"
-    path.write_text(text, "utf-8")
-    return path
-
-
-def refusal(path: Path) -> str:
-    with pytest.raises(RulebookError) as info:
-        loader.load_file(path)
-    return str(info.value)
-
 
 # E5: a condition may read a tournament setting, which the rulebook must declare
 NOISE_WAIVED = TINY.replace(

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from rulebook_testkit import refusal
 
 from sudya.errors import RulebookError, ScenarioError
 from sudya.rulebooks import loader
@@ -26,15 +27,6 @@ def line_of(path: Path, needle: str) -> int:
     return hits[0]
 
 
-def refusal(path: Path) -> str:
-    with pytest.raises(RulebookError) as info:
-        loader.load_file(path)
-    return str(info.value)
-
-
-@pytest.fixture(autouse=True)
-def no_extra_rulebook_folders(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SUDYA_RULEBOOK_PATH", raising=False)
 
 
 # ------------------------------------------------------------------ valid files
