@@ -21,6 +21,7 @@ from sudya import commands
 from sudya.rulebooks import loader
 from sudya.services.clock import start_round
 from sudya.services.ledger import Actor, Ledger
+from sudya.services.people import import_pairings
 from sudya.services.recording import undo, undoable
 from sudya.web import preview_token
 
@@ -206,15 +207,22 @@ def test_the_search_page_finds_by_stems_the_most_used_first(signed_in: SignIn,
     assert len(first) == len(loader.load("berserk").infractions)  # all still listed
 
 
-def test_the_round_is_prefilled_from_the_round_clock_or_the_last_ruling(
+def test_the_round_is_prefilled_from_the_pairings_the_round_clock_or_the_last_ruling(
         signed_in: SignIn, ledger: Ledger) -> None:
     judge = signed_in("sudya")
-    assert record_form(judge, form_url("gleb"))["round"] == "1"  # the demo's rulings: round 1
-    ledger.record(tournament=BERSERK, infraction="procedure.minor", player="vera",
-                  judge="sudya", round=2)
+    # the demo's rulings are of round 1, its latest pairings of round 2: the tables in play
     assert record_form(judge, form_url("gleb"))["round"] == "2"
-    start_round(ledger, tournament=BERSERK, round=3, minutes=50)
+    ledger.record(tournament=BERSERK, infraction="procedure.minor", player="vera",
+                  judge="sudya", round=3)
     assert record_form(judge, form_url("gleb"))["round"] == "3"
+    start_round(ledger, tournament=BERSERK, round=4, minutes=50)
+    assert record_form(judge, form_url("gleb"))["round"] == "4"
+    import_pairings(ledger, tournament=BERSERK, round=5,
+                    text="table,player_a,player_b\n9,gleb,egor\n")
+    assert record_form(judge, form_url("gleb"))["round"] == "5"
+    options = main_of(judge.get(form_url("gleb", table="9")).text).one(
+        "select", id="player").all("option")
+    assert [o.attrs["value"] for o in options[1:3]] == ["gleb", "egor"]  # paired at table 9
 
 
 def test_a_table_and_a_player_from_a_link_prefill_the_form(signed_in: SignIn) -> None:
@@ -227,9 +235,10 @@ def test_a_table_and_a_player_from_a_link_prefill_the_form(signed_in: SignIn) ->
     assert form["table"] == "2" and form["player"] == "vera" and form["preview_token"]
     page = judge.get(form_url("vera", table="2"))
     assert "Стол 2" in main_of(page.text).text()
-    # the table's players (the demo seats vera and gleb at table 2) come first in the list
+    # the table's players in the current round (the demo's round 2 pairs boris and vera at
+    # table 2) come first in the list
     options = main_of(page.text).one("select", id="player").all("option")
-    assert [o.attrs["value"] for o in options[1:3]] == ["vera", "gleb"]
+    assert [o.attrs["value"] for o in options[1:3]] == ["boris", "vera"]
     assert judge.get(f"/t/{BERSERK}/record?table=x&player=vera").status_code == 200
 
 

@@ -19,6 +19,7 @@ from sudya import commands
 from sudya.db import models as m
 from sudya.services.common import Actor, LedgerError
 from sudya.services.ledger import Ledger, Recorded
+from sudya.services.people import round_pairings
 
 
 def _aware(value: dt.datetime) -> dt.datetime:
@@ -26,18 +27,24 @@ def _aware(value: dt.datetime) -> dt.datetime:
 
 
 def current_round(s: Session, tournament: int) -> int | None:
-    """The round a new ruling most likely belongs to: the round clock's, or the round of the
-    last ruling recorded, whichever is newer (an organiser may not start every clock)."""
+    """The round a new ruling most likely belongs to: the round clock's or the round of the
+    last ruling recorded, whichever is newer (an organiser may not start every clock), and
+    never before the latest round with pairings (its tables are the ones being played)."""
     clock = s.scalar(select(m.RoundClock).where(m.RoundClock.tournament_id == tournament)
                      .order_by(m.RoundClock.id.desc()).limit(1))
     last = s.execute(select(m.Ruling.round, m.Ruling.created_at).where(
         m.Ruling.tournament_id == tournament, m.Ruling.round.is_not(None))
         .order_by(m.Ruling.position.desc()).limit(1)).first()
     if clock is None:
-        return None if last is None else int(last[0])
-    if last is None or _aware(clock.started_at) >= _aware(last[1]):
-        return int(clock.round)
-    return int(last[0])
+        found = None if last is None else int(last[0])
+    elif last is None or _aware(clock.started_at) >= _aware(last[1]):
+        found = int(clock.round)
+    else:
+        found = int(last[0])
+    paired = s.scalar(select(func.max(m.Pairing.round))
+                      .where(m.Pairing.tournament_id == tournament))
+    known = [r for r in (found, paired) if r is not None]
+    return max(known) if known else None
 
 
 def infraction_use(s: Session, tournament: int) -> dict[str, int]:
@@ -68,7 +75,12 @@ def display_names(s: Session, tournament: int, handles: Collection[str]) -> dict
 
 
 def table_players(s: Session, tournament: int, table: int) -> list[str]:
-    """The players registered at a table of the tournament, in the order they entered."""
+    """The players at a table: in the current round's pairings where the round has them
+    (both sides; a team's members), else those registered at that table."""
+    paired = round_pairings(s, tournament=tournament)
+    here = next((p for p in paired.tables if p.table == table), None)
+    if here is not None:
+        return [person.handle for side in (here.a, here.b) for person in side.players]
     return list(s.scalars(select(m.Person.handle).join(m.Entry, m.Entry.person_id == m.Person.id)
                           .where(m.Entry.tournament_id == tournament,
                                  m.Entry.table_no == table).order_by(m.Entry.id)))
