@@ -24,6 +24,7 @@ from sudya.services.readback import (
 )
 from sudya.standings import standings
 from sudya.views import (
+    STATUS_RANK,
     ReasonView,
     RecordEntryView,
     RecordSanctionView,
@@ -251,5 +252,18 @@ def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView
     """Each player's and team's status, sanctions, points and ore in one tournament."""
     t = _tournament(s, tournament)
     book = loader.load(t.series.rulebook, t.edition)
-    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.position]
-    return subjects_view(book, tournament_roster(s, t), rulings)
+    every = series_rulings(s, t.series_id)
+    rulings = [r for r in every if r.tournament == t.position]
+    subjects = subjects_view(book, tournament_roster(s, t), rulings)
+    # a disqualification «с турнира/чемпионата» of an earlier tournament keeps its bearer out
+    # for the rest of the series (regulations.md §4 E7): the status, not the sanction, carries
+    for r in every:
+        if r.tournament >= t.position:
+            continue
+        for sn in r.sanctions:
+            status = None if sn.revoked else (sn.status or book.kind(sn.kind).status)
+            held = subjects.get(sn.subject)
+            if (sn.scope == "series" and status is not None and held is not None
+                    and STATUS_RANK[status] > STATUS_RANK[held.status]):
+                subjects[sn.subject] = held.model_copy(update={"status": status})
+    return subjects
