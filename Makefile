@@ -9,6 +9,10 @@ UV := $(PYTHON) -m uv
 setup:
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet --disable-pip-version-check uv
 	@$(UV) sync --frozen --quiet
+	@# WeasyPrint (PDF reports) needs the system's Pango and the DejaVu fonts for Cyrillic
+	@{ ldconfig -p | grep -q libpangoft2-1.0 && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; } || { \
+	  echo "installing Debian's Pango and fonts-dejavu-core for the PDF reports"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core; }
 
 demo: setup
 	$(UV) run --frozen sudya serve --demo --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
@@ -22,12 +26,13 @@ check: setup
 test: check browser
 	$(UV) run --frozen pytest -q
 
-# Debian's chromium for the browser tests (never a browser download by Playwright), and the
-# DejaVu fonts the reference screenshots are drawn with
+# Debian's chromium for the browser tests (never a browser download by Playwright), the
+# DejaVu fonts the reference screenshots are drawn with, and poppler-utils (pdftoppm) that
+# rasterises the PDF reports' first pages for a person to look at
 browser:
-	@{ test -x /usr/bin/chromium && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; } || { \
-	  echo "installing Debian's chromium and fonts-dejavu-core for the browser tests"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; }
+	@{ test -x /usr/bin/chromium && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf && command -v pdftoppm >/dev/null; } || { \
+	  echo "installing Debian's chromium, fonts-dejavu-core and poppler-utils for the tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core poppler-utils; }
 
 # store new reference screenshots (tests/e2e/screenshots/) after a deliberate layout change
 screenshots: setup browser
