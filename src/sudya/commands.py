@@ -347,6 +347,65 @@ class RecordResult(Command):
         return e.Result(id=id, players=self.players, score=self.score, round=self.round)
 
 
+MAX_STATEMENT = 4000  # a statement about a disqualification, in its author's words
+MAX_AUTHOR = 200
+MAX_RULE = 200  # the rule the head judge cites («002 §3.2»)
+MAX_DECISION = 2000
+StatementRole = Literal["player", "opponent", "witness", "head-judge"]
+STATEMENT_ROLES: tuple[StatementRole, ...] = ("player", "opponent", "witness", "head-judge")
+
+
+def _said(value: str) -> str:
+    value = plain_text(value).strip()
+    if not value:
+        raise _custom("value.required")
+    return value
+
+
+def _line(value: str) -> str:
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise _custom("text.control-characters")
+    return value.strip()
+
+
+class AddStatement(BaseModel):
+    """A statement about a disqualification or suspension (services.statements): the
+    event it is about, whose it is (`role`, `author`), what it says; the head judge's also
+    the rule cited and the decision. Not a ledger event: it changes no ruling."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tournament: Annotated[int, Strict(), Field(ge=1, le=2**31 - 1)]
+    event: Id = Field(description="The event whose ruling disqualified or suspended.")
+    role: StatementRole = Field(description="Whose statement: the disqualified player's own, "
+                                "the opponent's, a witness's, or the head judge's.")
+    author: Annotated[str, Strict(), Field(max_length=MAX_AUTHOR),
+                      AfterValidator(_line)] = Field(
+        default="", description="Whose statement it is (a name or handle); the player's by "
+                                "default for `player`, the head judge's for `head-judge`.")
+    text: Annotated[str, Strict(), Field(max_length=MAX_STATEMENT), AfterValidator(_said)] = \
+        Field(description="The statement (the head judge's: the facts), at most 4000 "
+                          "characters.")
+    rule_cited: Annotated[str, Strict(), Field(max_length=MAX_RULE),
+                          AfterValidator(_line)] | None = Field(
+        default=None, description="The head judge's only, and required there: the rule "
+                                  "cited.")
+    decision: Annotated[str, Strict(), Field(max_length=MAX_DECISION),
+                        AfterValidator(plain_text)] | None = Field(
+        default=None, description="The head judge's only, and required there: the "
+                                  "decision.")
+    idempotency_key: Id | None = None
+
+
+def decode_statement(raw: Any) -> AddStatement:
+    """Raw input (a form, the API's body) as a statement; CommandError naming the field."""
+    if not isinstance(raw, Mapping):
+        raise CommandError("value.wrong-type", type="map")
+    try:
+        return AddStatement.model_validate(dict(raw))
+    except ValidationError as exc:
+        raise error_of(exc) from None
+
+
 KINDS: dict[str, type[Command]] = {c.kind: c for c in (
     NewTournament, ChangeRoster, RecordInfraction, EndMatch, Appeal, Decide, Correct,
     RecordResult)}

@@ -469,3 +469,36 @@ class IncidentView(View):
     event: str | None = Field(default=None, description="The ruling recorded for it (its "
                               "event); null when settled without a penalty.")
     note: str = Field(default="", description="What the judge who settled it wrote.")
+
+
+class StatementView(View):
+    """A statement about a disqualification or suspension, as stored (append-only)."""
+
+    id: int
+    event: str = Field(description="The event whose ruling disqualified or suspended.")
+    role: Literal["player", "opponent", "witness", "head-judge"]
+    author: str = Field(description="Whose statement it is.")
+    text: str
+    rule_cited: str | None = Field(default=None, description="The head judge's: the rule "
+                                   "cited.")
+    decision: str | None = Field(default=None, description="The head judge's: the decision.")
+    written_by: str = Field(description="The account that typed it.")
+    written_at: dt.datetime
+
+
+class DisqualificationView(View):
+    """An event whose ruling disqualified or suspended someone: what needs a report."""
+
+    event: str
+    seq: int = Field(description="Its place in the series.")
+    infraction: str | None = None
+    round: int | None = None
+    judge: str | None = None
+    at: dt.datetime = Field(description="When it was recorded.")
+    subjects: list[str] = Field(description="Who was disqualified or suspended (handles).")
+    names: list[str] = Field(description="Their display names, in the same order.")
+    kinds: list[str] = Field(description="The sanctions (kinds) that did it.")
+    status: Literal["disqualified", "suspended"]
+    revoked: bool = Field(description="Revoked since (an appeal, a correction).")
+    statements: int = Field(description="How many statements it has.")
+    head_judge: bool = Field(description="The head judge's statement is among them.")

@@ -13,15 +13,18 @@ from ledger_testkit import SLOW, scenario_of, setup_berserk, snapshot
 from sqlalchemy import select
 
 from sudya.db import models as m
+from sudya.db.append_only import APPEND_ONLY
 from sudya.scenario import replay
 from sudya.services.ledger import Actor, Ledger, LedgerError
 from sudya.services.readback import series_json
 
 RECORDS = ("event", "ruling", "sanction", "revocation", "result")
+# and the statements about a disqualification (tests/db/test_statements.py)
 
 
 def test_the_protected_tables_are_the_records() -> None:
-    assert set(m.APPEND_ONLY_TABLES) == set(RECORDS)
+    assert set(m.APPEND_ONLY_TABLES) == {*RECORDS, "statement"}
+    assert set(APPEND_ONLY) == set(m.APPEND_ONLY_TABLES)  # the triggers' list, the models'
 
 
 def kept(before: dict[str, list[Any]], after: dict[str, list[Any]],

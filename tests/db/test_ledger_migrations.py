@@ -11,11 +11,13 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from ledger_testkit import SLOW, run_cli, setup_berserk
 
+from sudya.commands import decode_statement
 from sudya.db import migrate
 from sudya.db.migrate import current, head, require_current, upgrade
 from sudya.db.models import APPEND_ONLY_TABLES, Base
 from sudya.db.session import DatabaseError, make_engine
 from sudya.services.ledger import Ledger
+from sudya.services.statements import add_statement
 
 
 def tables(engine: sa.Engine) -> set[str]:
@@ -91,12 +93,15 @@ def test_downgrade_to_base_and_upgrade_again(db_engine: sa.Engine) -> None:
                          judge="oleg")[0].cause == "table"
     ledger.appeal(tournament=tid, of="s1", outcome="overturned", judge="anna")
     ledger.record_result(tournament=tid, players=("alice", "bob"), score=(2, 1))
+    ledger.record(tournament=tid, infraction="cheating.fraud", player="carol", event_id="dq")
+    add_statement(ledger, decode_statement({"tournament": tid, "event": "dq",
+                                            "role": "player", "text": "I did not."}))
     # the append-only triggers came back with the tables (every table has a row to protect)
     for table in APPEND_ONLY_TABLES:
         with pytest.raises(sa.exc.DBAPIError, match="append-only"), db_engine.begin() as conn:
             conn.execute(sa.text(f"DELETE FROM {table}"))
     with db_engine.connect() as conn:
-        assert conn.scalar(sa.text("SELECT count(*) FROM event WHERE kind = 'infraction'")) == 1
+        assert conn.scalar(sa.text("SELECT count(*) FROM event WHERE kind = 'infraction'")) == 2
 
 
 def test_cli_refuses_an_unmigrated_database_until_upgraded(db_url: str, tmp_path) -> None:

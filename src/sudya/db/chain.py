@@ -5,7 +5,10 @@ every column but its surrogate ids, with the natural key of what it points at in
 event's `seq`, the ruling's `position`, a sanction's ruling position and index), so moving a
 row to another event or player changes its hash. The series keeps the last hash
 (`series.chain_head`). Rows are chained in the order they are written: an event, its rulings
-by position, their sanctions, the revocations its rulings made, its result.
+by position, their sanctions, the revocations its rulings made, its result; a statement about
+a disqualification (written later, in a transaction of its own) follows the rows of the event
+that was the series' last when it was written (its `after_seq`), statements in the order
+written.
 
 The writer (services.writer) links rows as it inserts them; `walk` reads a series back in
 the same order for `sudya audit verify` and for the migration that chained older databases.
@@ -83,8 +86,9 @@ class Link:
         return cast(str | None, self.row.get("chain"))
 
 
-def walk(conn: Connection, series_id: int) -> Iterator[Link]:
-    """Every append-only row of a series in the order the writer chained them."""
+def walk(conn: Connection, series_id: int, *, statements: bool = True) -> Iterator[Link]:
+    """Every append-only row of a series in the order the writer chained them (`statements`:
+    False before the revision that made the table, 0011)."""
     ev, ru, sa = TABLES["event"], TABLES["ruling"], TABLES["sanction"]
     rv, rs = TABLES["revocation"], TABLES["result"]
     events = conn.execute(select(ev).where(ev.c.series_id == series_id)
@@ -109,6 +113,8 @@ def walk(conn: Connection, series_id: int) -> Iterator[Link]:
     results = {row["event_id"]: dict(row) for row in conn.execute(
         select(rs).join(ev, rs.c.event_id == ev.c.id).where(ev.c.series_id == series_id))
         .mappings()}
+    said = _statements(conn, series_id) if statements else {}
+    about = {e["id"]: (e["ext_id"], e["seq"]) for e in events}
     for e in events:
         name, seq = e["ext_id"], e["seq"]
         yield Link("event", e["id"], name, seq, dict(e), {})
@@ -125,6 +131,28 @@ def walk(conn: Connection, series_id: int) -> Iterator[Link]:
         if e["id"] in results:
             yield Link("result", results[e["id"]]["id"], name, seq, results[e["id"]],
                        {"event": seq})
+        for st in said.pop(seq, []):
+            yield _statement(st, about)
+    for rest in sorted(said):  # placed after no stored event: shown, never skipped
+        for st in said[rest]:
+            yield _statement(st, about)
+
+
+def _statements(conn: Connection, series_id: int) -> dict[int, list[dict[str, Any]]]:
+    """A series' statements by the event they follow in the chain, in the order written."""
+    st = TABLES["statement"]
+    out: dict[int, list[dict[str, Any]]] = {}
+    for row in conn.execute(select(st).where(st.c.series_id == series_id)
+                            .order_by(st.c.after_seq, st.c.id)).mappings():
+        out.setdefault(row["after_seq"], []).append(dict(row))
+    return out
+
+
+def _statement(row: dict[str, Any], about: dict[int, tuple[str, int]]) -> Link:
+    """A statement's link: named by the event it is about (its natural key: that event's
+    seq, so moving it to another event changes its hash)."""
+    name, seq = about.get(row["event_id"], (f"#{row['event_id']}", 0))
+    return Link("statement", row["id"], name, seq, row, {"event": seq})
 
 
 def revocation_keys(sanction: tuple[int, int] | None, by: int) -> dict[str, Any]:

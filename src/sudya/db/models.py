@@ -211,14 +211,36 @@ class Result(Chained, Audited, Base):
     score_b: Mapped[int] = mapped_column(Integer)
 
 
-APPEND_ONLY = (Event, Ruling, SanctionRow, Revocation, Result)
+class Statement(Chained, Audited, Base):
+    """A written statement about a disqualification or suspension: the player's own, the
+    opponent's, a witness's, or the head judge's statement of facts and decision with the
+    rule cited. Append-only: a correction is a new statement. `created_by`/`created_at` say
+    who typed it and when; `author` whose statement it is. It is linked into the series'
+    chain after the event that was the series' last when it was written (`after_seq`)."""
+
+    __tablename__ = "statement"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), index=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"), index=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("event.id"), index=True)  # the DQ's
+    after_seq: Mapped[int] = mapped_column(Integer)  # its place in the series' chain
+    role: Mapped[str] = mapped_column(String(20))  # player, opponent, witness, head-judge
+    author: Mapped[str] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(String(4000))
+    rule_cited: Mapped[str | None] = mapped_column(String(200))  # the head judge's only
+    decision: Mapped[str | None] = mapped_column(String(2000))  # the head judge's only
+    idempotency_key: Mapped[str | None] = mapped_column(String(100), unique=True)
+
+
+APPEND_ONLY = (Event, Ruling, SanctionRow, Revocation, Result, Statement)
 """Rows of these tables are inserted, never updated or deleted (a trigger enforces it)."""
 
 # used by the migration to create the triggers; kept beside the models they protect
 APPEND_ONLY_TABLES = tuple(m.__tablename__ for m in APPEND_ONLY)
 
 __all__ = ["Base", "Series", "Tournament", "Person", "Team", "Entry", "Staff", "Event",
-           "Ruling", "SanctionRow", "Revocation", "Result", "APPEND_ONLY", "APPEND_ONLY_TABLES"]
+           "Ruling", "SanctionRow", "Revocation", "Result", "Statement", "APPEND_ONLY",
+           "APPEND_ONLY_TABLES"]
 
 
 class User(Audited, Base):

@@ -8,7 +8,8 @@ Two checks, both over what is stored now:
 - the replay: the stored events are ruled on again by the rulebook, and the rulings,
   sanctions and revocations must be the stored ones, field for field; what the replay makes
   and the database lacks was removed, what the database has and the replay does not was
-  inserted. A result must belong to a result event.
+  inserted. A result must belong to a result event, a statement (services.statements)
+  follow the event it is about.
 
 The first problem of a series names the record (table, event, position) and what differs.
 Every run is kept (`audit_check`) so the head judge's dashboard shows the last one.
@@ -166,6 +167,11 @@ def _check_events(audit: SeriesAudit, links: list[chain.Link], last_seq: int) ->
     kinds = {link.seq: link.row["kind"] for link in links if link.table == "event"}
     for link in links:
         if link.table == "result" and kinds.get(link.seq) != "result":
+            audit.add("audit.inserted", **_where(link))
+        # a statement follows its event in the chain: one placed before it was not written
+        # by Sudya (the chain itself shows a moved or changed one)
+        if link.table == "statement" and (link.seq not in kinds
+                                          or link.row["after_seq"] < link.seq):
             audit.add("audit.inserted", **_where(link))
 
 

@@ -25,6 +25,7 @@ RULING = cast(Table, m.Ruling.__table__)
 SANCTION = cast(Table, m.SanctionRow.__table__)
 REVOCATION = cast(Table, m.Revocation.__table__)
 RESULT = cast(Table, m.Result.__table__)
+STATEMENT = cast(Table, m.Statement.__table__)
 
 # built once: a statement object keeps its cache key, so each call only binds its values
 NEXT_SEQ = (update(SERIES).where(SERIES.c.id == bindparam("series"))
@@ -40,6 +41,9 @@ INSERT_RESULT = insert(RESULT)
 _INSERT_RULINGS = insert(RULING).returning(RULING.c.id, sort_by_parameter_order=True)
 _INSERT_SANCTIONS = insert(SANCTION).returning(SANCTION.c.id, sort_by_parameter_order=True)
 _INSERT_REVOCATIONS = insert(REVOCATION)
+_INSERT_STATEMENT = insert(STATEMENT).returning(STATEMENT.c.id)
+_HEAD = (select(SERIES.c.last_seq, SERIES.c.chain_head)
+         .where(SERIES.c.id == bindparam("series")).with_for_update())
 
 
 def ruling_row(r: Ruling, *, with_validity: bool) -> dict[str, Any]:
@@ -102,6 +106,21 @@ def store_rulings(s: Session, state: State, chain: Chain, series_id: int, event_
             chain.add("revocation", row, **keys)
         conn.execute(_INSERT_REVOCATIONS, [row for _keys, row in undone])
     state.stored_revocations = len(engine.revocations)
+
+
+def store_statement(s: Session, series_id: int, event_seq: int, row: dict[str, Any]) -> int:
+    """Insert a statement (its columns but `series_id`, `after_seq` and `chain`) as the next
+    link of the series' chain, holding the series lock; returns its id. It follows the
+    series' last event in the chain (`db.chain.walk`): no event of the series can be written
+    meanwhile, so its place is that event's."""
+    conn = s.connection()
+    last_seq, head = conn.execute(_HEAD, {"series": series_id}).one()
+    chain = Chain(head)
+    row = {**row, "series_id": series_id, "after_seq": last_seq}
+    chain.add("statement", row, event=event_seq)
+    sid = conn.execute(_INSERT_STATEMENT, row).scalar_one()
+    conn.execute(SET_HEAD, {"series": series_id, "head": chain.head})
+    return int(sid)
 
 
 def sanction_id(s: Session, series_id: int, sanction: Sanction) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from sudya.db.append_only import create_triggers
+from sudya.db.append_only import LEDGER, create_triggers
 
 revision = '0001'
 down_revision = None
@@ -227,7 +227,7 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_revocation_ruling_id'), ['ruling_id'], unique=False)
 
     # ### end Alembic commands ###
-    create_triggers(op.get_bind())  # the ledger is append-only
+    create_triggers(op.get_bind(), LEDGER)  # the ledger is append-only
 
 
 def downgrade() -> None:

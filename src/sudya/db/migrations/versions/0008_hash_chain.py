@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from sudya.db import chain
-from sudya.db.append_only import APPEND_ONLY, create_triggers, drop_triggers
+from sudya.db.append_only import LEDGER, create_triggers, drop_triggers
 
 revision = '0008'
 down_revision = '0007'
@@ -24,7 +24,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    for table in APPEND_ONLY:  # plain ADD COLUMN: the triggers stay until the backfill
+    for table in LEDGER:  # plain ADD COLUMN: the triggers stay until the backfill
         op.add_column(table, sa.Column('chain', sa.String(length=64), nullable=True))
     op.add_column('series', sa.Column('chain_head', sa.String(length=64), nullable=True))
     op.create_table(
@@ -54,16 +54,16 @@ def _chain_stored_rows() -> None:
     series = bind.execute(sa.text("SELECT id FROM series ORDER BY id")).scalars().all()
     if not bind.execute(sa.text("SELECT 1 FROM event LIMIT 1")).first():
         return  # nothing stored yet: the writer chains from the first row
-    drop_triggers(bind)
+    drop_triggers(bind, LEDGER)
     for series_id in series:
         running = chain.Chain(None)
-        for row in list(chain.walk(bind, series_id)):
+        for row in list(chain.walk(bind, series_id, statements=False)):
             running.add(row.table, dict(row.row), **row.keys)
             bind.execute(sa.text(f"UPDATE {row.table} SET chain = :h WHERE id = :id"),
                          {"h": running.head, "id": row.id})
         bind.execute(sa.text("UPDATE series SET chain_head = :h WHERE id = :id"),
                      {"h": running.head or None, "id": series_id})
-    create_triggers(bind)
+    create_triggers(bind, LEDGER)
 
 
 def downgrade() -> None:
@@ -71,5 +71,5 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_audit_check_series_id'))
     op.drop_table('audit_check')
     op.drop_column('series', 'chain_head')
-    for table in APPEND_ONLY:  # in place (SQLite ≥ 3.35 too): the triggers stay
+    for table in LEDGER:  # in place (SQLite ≥ 3.35 too): the triggers stay
         op.drop_column(table, 'chain')
