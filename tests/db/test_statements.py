@@ -15,6 +15,7 @@ from ledger_testkit import SLOW, counts
 
 from sudya.commands import MAX_STATEMENT, CommandError, decode_statement
 from sudya.db import migrate
+from sudya.db import models as m
 from sudya.db.append_only import drop_triggers
 from sudya.db.migrate import upgrade
 from sudya.services import audit
@@ -58,6 +59,9 @@ def test_statements_are_stored_and_listed_in_order(ledger: Ledger,
         listed = statements_of(s, tournament=tid, event="dq")
         dq, _susp = dq_events(s, tournament=tid)
         assert statements_of(s, tournament=tid, event="slow") == []
+        row_id = s.scalar(sa.select(m.Event.id).where(m.Event.ext_id == "dq"))
+        assert statements_of(s, tournament=tid, event=row_id) == listed  # by its row id
+        assert statements_of(s, tournament=tid + 1, event="dq") == []
     assert listed == [own, witness, head]
     assert [st.role for st in listed] == ["player", "witness", "head-judge"]
     assert listed[0].text == "I did not offer anything.\nHonest."

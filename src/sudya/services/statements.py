@@ -130,14 +130,17 @@ def _one(s: Session, tournament: int, event: str) -> _Dq:
     raise LedgerError("statement.not-a-dq", field="event", event=event)
 
 
-def statements_of(session: Session, *, tournament: int, event: str) -> list[StatementView]:
+def statements_of(session: Session, *, tournament: int, event: int | str
+                  ) -> list[StatementView]:
     """The statements about one event of a tournament, in the order written (empty for an
-    event with none, or none of this tournament)."""
-    rows = session.scalars(select(m.Statement).join(m.Event, m.Event.id == m.Statement.event_id)
-                           .where(m.Statement.tournament_id == tournament,
-                                  m.Event.ext_id == event)
+    event with none, or none of this tournament). `event`: its id as the pages and rulings
+    name it (`"e7"`, RulingView.event), or the event row's database id (an int)."""
+    which = m.Event.id == event if isinstance(event, int) else m.Event.ext_id == event
+    rows = session.execute(select(m.Statement, m.Event.ext_id)
+                           .join(m.Event, m.Event.id == m.Statement.event_id)
+                           .where(m.Statement.tournament_id == tournament, which)
                            .order_by(m.Statement.id))
-    return [_view(row, event) for row in rows]
+    return [_view(row, ext_id) for row, ext_id in rows]
 
 
 # ---------------------------------------------------------------------- who may
