@@ -277,6 +277,7 @@ def main() -> None:
     import sudya.cli.decks  # noqa: F401  (registers the deck commands)
     import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
     import sudya.cli.pairings  # noqa: F401  (registers the pairings commands)
+    import sudya.cli.reports  # noqa: F401  (registers the report commands)
 
     if os.environ.get("SUDYA_DEBUG"):
         app()

@@ -182,7 +182,11 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     from sudya.web import pages_match  # the end of a match; corrections
 
     app.include_router(pages_match.router)
+    from sudya.web import pages_reports  # reports on paper: pages, PDF, CSV, the API's JSON
+
+    app.include_router(pages_reports.router)
     app.include_router(api.router)
+    app.include_router(pages_reports.api_router)
     return app
 
 
