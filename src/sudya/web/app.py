@@ -182,6 +182,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     from sudya.web import pages_match  # the end of a match; corrections
 
     app.include_router(pages_match.router)
+    from sudya.web import api_statements, pages_statements  # statements for a DQ's report
+
+    app.include_router(pages_statements.router)
+    app.include_router(api_statements.router)
     from sudya.web import pages_reports  # reports on paper: pages, PDF, CSV, the API's JSON
 
     app.include_router(pages_reports.router)

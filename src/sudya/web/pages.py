@@ -30,6 +30,7 @@ from sudya.services.queries import (
 )
 from sudya.services.readback import stored_reason
 from sudya.services.recording import series_incident_notes
+from sudya.services.statements import dq_events
 from sudya.web import i18n, views
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
 from sudya.web.pages_audit import check_view
@@ -126,9 +127,12 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None,
     # the head judge and the organiser see the ledger's last verification (pages_audit)
     audit = ({"check": check_view(ctx, tid)}
              if roles.can("hear-appeals") or roles.can("manage") else None)
+    # a disqualification's statements for its report (pages_statements)
+    dqs = {d.event for d in dq_events(ctx.session, tournament=tid)}
     return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
                       pending=pending, latest=latest, recorded=recorded, clock=clock,
-                      **board, audit=audit, notice=notice, correctable=correctable)
+                      **board, audit=audit, notice=notice, correctable=correctable,
+                      dqs=dqs)
 
 
 # ---------------------------------------------------------------------- record a ruling
@@ -217,8 +221,9 @@ def person(ctx: C, tid: int, handle: str) -> Response:
     appeals = [{**a, "outcome": views.outcome_text(a["decision"]["outcome"])
                 if a["decision"] else None}
                for a in appeal_requests(ctx.session, tid) if a["appellant"] == handle]
+    dqs = {d.event for d in dq_events(ctx.session, tournament=tid)}  # their statements
     return ctx.render("person.html", t=t, book=book, handle=handle, entries=entries,
-                      appeals=appeals, name=person_name(ctx.session, handle=handle))
+                      appeals=appeals, name=person_name(ctx.session, handle=handle), dqs=dqs)
 
 
 @router.get("/t/{tid}/standings")
