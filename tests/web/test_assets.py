@@ -98,7 +98,7 @@ def test_static_files_have_hashed_names_cached_for_a_year(signed_in: SignIn,
                                                           client: TestClient) -> None:
     page = signed_in("sudya").get("/t/1").text
     urls = assets_of(page)
-    assert urls and all(re.search(r"\.[0-9a-f]{10}\.(css|js)$", u) for u in urls), urls
+    assert urls and all(re.search(r"\.[0-9a-f]{10}\.(css|js|svg)$", u) for u in urls), urls
     for url in urls:
         name = original(url)
         digest = hashlib.sha256((STATIC / name).read_bytes()).hexdigest()[:10]

@@ -89,9 +89,31 @@ def test_the_api_docs_have_a_policy_of_their_own(client: TestClient) -> None:
                   r.headers["content-security-policy"].split(";"))
     [inline] = re.findall(r"<script>(.*?)</script>", r.text, re.DOTALL)
     digest = base64.b64encode(hashlib.sha256(inline.encode()).digest()).decode()
-    # the CDN Swagger UI comes from, and its one inline script by its hash: no unsafe-inline
-    assert policy["script-src"].split() == ["'self'", "https://cdn.jsdelivr.net",
-                                            f"'sha256-{digest}'"]
-    assert "https://cdn.jsdelivr.net/npm/swagger-ui-dist" in r.text
+    # its one inline script by its hash: no unsafe-inline for scripts, no outside source
+    assert policy["script-src"].split() == ["'self'", f"'sha256-{digest}'"]
+    assert policy["img-src"] == "'self' data:" and "http" not in r.headers[
+        "content-security-policy"]
     assert policy["frame-ancestors"] == "'none'" and policy["object-src"] == "'none'"
     assert "/api/v1/docs" not in client.get("/api/v1/openapi.json").json()["paths"]
+
+
+def test_the_api_docs_load_nothing_from_outside(client: TestClient) -> None:
+    """Swagger UI, its styles and the icon are the app's own static files (hashed names)."""
+    page = client.get("/api/v1/docs").text
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)""", page) + re.findall(
+        r"""url:\s*['"]([^'"]+)""", page)
+    assert len(urls) == 4, urls  # the script, the styles, the icon, the API's document
+    assert all(u.startswith("/") and not u.startswith("//") for u in urls), urls
+    assert "http" not in page.lower().replace("http-equiv", "")
+    for url in urls:
+        r = client.get(url)
+        assert r.status_code == 200, url
+    js = [u for u in urls if u.endswith(".js")]
+    assert js and "SwaggerUIBundle" in client.get(js[0]).text
+    assert client.get(js[0]).headers["cache-control"].endswith("immutable")
+
+
+def test_pages_link_the_apps_own_icon(client: TestClient) -> None:
+    [icon] = re.findall(r'<link rel="icon" href="([^"]+)"', client.get("/login").text)
+    assert icon.startswith("/static/favicon.") and icon.endswith(".svg")
+    assert client.get(icon).headers["content-type"].startswith("image/svg+xml")
