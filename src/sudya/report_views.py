@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from sudya.views import ReasonView, View
+from sudya.views import DisqualificationView, ReasonView, StatementView, View
 
 Lang = Literal["ru", "en"]
 
@@ -259,3 +259,34 @@ class PlayerRecordView(View):
     name: str
     on: dt.date = Field(description="The day the sanctions' states are given for.")
     lines: list[RecordLine]
+
+
+class DqStatement(View):
+    """A statement about the disqualification, with its role in words."""
+
+    statement: StatementView
+    role_name: str
+
+
+class Signature(View):
+    """A line to sign: who signs, and in what capacity."""
+
+    name: str
+    capacity: str
+
+
+class DqReportView(View):
+    """The report of a disqualification or suspension: the event that gave it, its rulings,
+    the statements (player, opponent, witnesses, the head judge's facts and decision) and the
+    lines to sign."""
+
+    lang: Lang
+    made_at: dt.datetime
+    event: EventInfo
+    dq: DisqualificationView
+    sanction_names: list[str] = Field(description="The sanctions that disqualified or "
+                                      "suspended, in words.")
+    rulings: list[ReportRuling]
+    statements: list[DqStatement]
+    head_judges: list[StaffMember]
+    signatures: list[Signature]

@@ -102,6 +102,23 @@ def judge(tournament: Tournament, pdf: PdfOpt = None, html: HtmlOpt = None,
     _files(view, pdf=pdf, html=html, json_=json_, csv=csv)
 
 
+@report_app.command("dq")
+def dq(tournament: Tournament,
+       event: Annotated[str, typer.Argument(help="the event that disqualified or suspended")],
+       pdf: PdfOpt = None, html: HtmlOpt = None, json_: JsonOpt = None,
+       lang: ReportLang = "ru", db: Db = None) -> None:
+    """Отчёт о дисквалификации или приостановлении: решения, заявления, строки для подписей.
+    The report of a disqualification or suspension: its rulings, the statements, signature
+    lines."""
+    from sudya.services.reports import dq_report
+
+    _need_output(pdf, html, json_)
+    chosen = _lang(lang)
+    with _ledger(db).factory() as s:
+        view = dq_report(s, tournament=tournament, event=event, lang=chosen)
+    _files(view, pdf=pdf, html=html, json_=json_)
+
+
 @report_app.command("slip")
 def slip(tournament: Tournament,
          event: Annotated[str, typer.Argument(help="the ruling's event id (e13)")],

@@ -16,7 +16,7 @@ from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
 from sudya import __version__
-from sudya.report_views import JudgeReportView, PlayerRecordView, SlipsView
+from sudya.report_views import DqReportView, JudgeReportView, PlayerRecordView, SlipsView
 from sudya.views import View
 
 HERE = Path(__file__).resolve().parent
@@ -24,7 +24,7 @@ STYLESHEET = HERE / "report.css"
 # the page catalogue the web app uses too: English msgids, Russian texts (locale/ru.po)
 CATALOGUE = HERE.parent / "locale"
 TEMPLATES: dict[type[View], str] = {JudgeReportView: "judge.html", SlipsView: "slips.html",
-                                    PlayerRecordView: "record.html"}
+                                    PlayerRecordView: "record.html", DqReportView: "dq.html"}
 
 
 def register(view_type: type[View], template: str) -> None:

@@ -1,4 +1,4 @@
-"""The paper reports' data: the judge report, penalty slips and a player's record.
+"""The paper reports' data: the judge report, penalty slips, a player's record, the DQ report.
 
 Each report is one typed view (`sudya.report_views`) built here from the read side that the
 pages already use (readback, queries, appeals, incidents, people), in the language asked:
@@ -25,6 +25,8 @@ from sudya.report_views import (
     CorrectionEntry,
     Count,
     DecisionEntry,
+    DqReportView,
+    DqStatement,
     EventInfo,
     JudgeReportView,
     Lang,
@@ -33,6 +35,7 @@ from sudya.report_views import (
     RecordLine,
     ReportRuling,
     ReportSanction,
+    Signature,
     SlipsView,
     SlipView,
     StaffMember,
@@ -54,6 +57,7 @@ from sudya.services.queries import (
 )
 from sudya.services.readback import series_rulings, stored_reason
 from sudya.services.recording import incident_notes
+from sudya.services.statements import dq_event, statements_of
 from sudya.views import ReasonView
 
 # statuses that take a player (or team) out: the report lists who issued each
@@ -502,3 +506,37 @@ def player_record(s: Session, *, tournament: int, handle: str, on: dt.date,
     return PlayerRecordView(lang=lang, made_at=dt.datetime.now(dt.UTC), series=t.series.name,
                             rulebook_title=book.title.get(lang), handle=handle,
                             name=person_name(s, handle=handle) or handle, on=on, lines=lines)
+
+
+def dq_report(s: Session, *, tournament: int, event: str, lang: Lang = "ru") -> DqReportView:
+    """The report of the disqualification (or suspension) an event gave, with its statements
+    and lines to sign; refused for an event that disqualified no one."""
+    t = _tournament(s, tournament)
+    dq = dq_event(s, tournament=tournament, event=event)
+    book = loader.load(t.series.rulebook, t.edition)
+    w, staff = _words(s, t, book, lang)
+    rulings = [r for r in _rulings_of(s, t) if r.event == event]
+    events = _Events(s, t)
+    tables = _tables(s, t, {r.round for r in rulings})
+    notes = incident_notes(s, t.id, {event})
+    statements = [DqStatement(statement=st,
+                              role_name=render(f"report.role-{st.role}", None, lang))
+                  for st in statements_of(s, tournament=tournament, event=event)]
+    members = _staff(s, t, w, staff)
+    appeal_roles = {rid for rid, role in book.roles.items() if "hear-appeals" in role.may}
+    heads = [p for p in members if appeal_roles & set(p.roles)]
+    signatures = [Signature(name=name, capacity=render("report.role-player", None, lang))
+                  for name in dq.names]
+    for st in statements:
+        if st.statement.role in ("opponent", "witness"):
+            signatures.append(Signature(name=st.statement.author, capacity=st.role_name))
+    signatures += [Signature(name=p.name, capacity=render("report.role-head-judge", None,
+                                                          lang)) for p in heads[:1]]
+    if not heads:  # no head judge on the staff list: a line for whoever signs as one
+        signatures.append(Signature(name="", capacity=render("report.role-head-judge", None,
+                                                             lang)))
+    return DqReportView(
+        lang=lang, made_at=dt.datetime.now(dt.UTC), event=_event_info(t, w), dq=dq,
+        sanction_names=[w.kind(k) for k in dq.kinds],
+        rulings=[_report_ruling(r, w, events, tables, notes) for r in rulings],
+        statements=statements, head_judges=heads, signatures=signatures)

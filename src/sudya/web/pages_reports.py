@@ -17,7 +17,7 @@ from fastapi.responses import Response
 from sudya import reports
 from sudya.report_views import JudgeReportView, Lang
 from sudya.services.accounts import AuthError, readable_record, staff_series
-from sudya.services.reports import judge_report, penalty_slips, player_record
+from sudya.services.reports import dq_report, judge_report, penalty_slips, player_record
 from sudya.views import TournamentView
 from sudya.views import View as ReportView
 from sudya.web import i18n
@@ -109,8 +109,29 @@ def judge_page(ctx: C, tid: int) -> Response:
     view = judge_report(ctx.session, tournament=tid, lang=_lang())
     links = _links(f"/t/{tid}/report", back=f"/t/{tid}", csv=f"/t/{tid}/report.csv",
                    json=f"/api/v1/tournaments/{tid}/report?lang={view.lang}")
-    links["slips"] = f"/t/{tid}/slips/"
+    links.update(slips=f"/t/{tid}/slips/", dq=f"/t/{tid}/report/dq/")
     return _page(view, links)
+
+
+# ---------------------------------------------------------------------- the DQ report
+def _dq(ctx: Ctx, tid: int, event: str) -> ReportView:
+    ctx.need_user()
+    _t, _book, roles = ctx.tournament(tid)
+    if not (roles.can("hear-appeals") or roles.can("manage")):
+        raise forbid(_("Only the head judge or the organiser prints the disqualification "
+                       "report."))
+    return dq_report(ctx.session, tournament=tid, event=event, lang=_lang())
+
+
+@router.get("/t/{tid}/report/dq/{event}.pdf")
+def dq_pdf(ctx: C, tid: int, event: EventId) -> Response:
+    return _pdf(_dq(ctx, tid, event), f"dq-report-{tid}-{event}")
+
+
+@router.get("/t/{tid}/report/dq/{event}")
+def dq_page(ctx: C, tid: int, event: EventId) -> Response:
+    return _page(_dq(ctx, tid, event),
+                 _links(f"/t/{tid}/report/dq/{event}", back=f"/t/{tid}/report"))
 
 
 # ---------------------------------------------------------------------- slips
