@@ -273,6 +273,18 @@ def edition_files(rulebook_id: str) -> dict[str, Path]:
 
 
 def _editions_in(rulebook_id: str, directory: Path) -> dict[str, Path]:
+    try:
+        stamp = directory.stat().st_mtime_ns  # a file added or removed changes it
+    except OSError:
+        return {}
+    return dict(_editions_listed(rulebook_id, str(directory), stamp))
+
+
+@functools.lru_cache(maxsize=256)
+def _editions_listed(rulebook_id: str, folder: str, stamp: int) -> tuple[tuple[str, Path], ...]:
+    """A folder's editions of a rulebook, listed once per state of the folder (every request
+    that rules asks for its rulebook, and a listing costs a scan of the folder)."""
+    directory = Path(folder)
     files: dict[str, Path] = {}
     for p in directory.glob(f"{rulebook_id}*.yaml"):
         stem = p.name[: -len(".yaml")]
@@ -280,7 +292,7 @@ def _editions_in(rulebook_id: str, directory: Path) -> dict[str, Path]:
             files["1"] = p
         elif stem.startswith(rulebook_id + ".") and stem[len(rulebook_id) + 1:].isdigit():
             files[stem[len(rulebook_id) + 1:]] = p
-    return files
+    return tuple(files.items())
 
 
 @functools.lru_cache(maxsize=64)

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from sudya.db import models as m
 from sudya.errors import SudyaError
 from sudya.rulebooks import loader
+from sudya.rulebooks.schema import Rulebook
 from sudya.services.ledger import Ledger
 from sudya.services.queries import person_exists, person_series
 from sudya.views import TournamentView, UserView
@@ -226,15 +227,19 @@ def session_user(s: Session, token: str | None) -> UserView | None:
     """The user of a live (not expired, not revoked) session."""
     if not token:
         return None
-    row = s.scalar(select(m.WebSession).where(m.WebSession.token_hash == _digest(token)))
-    if row is None or row.revoked_at is not None:
+    found = s.execute(select(m.WebSession, m.User)
+                      .join(m.User, m.User.id == m.WebSession.user_id)
+                      .where(m.WebSession.token_hash == _digest(token))).first()
+    if found is None:
+        return None
+    row, user = found
+    if row.revoked_at is not None:
         return None
     expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(
         tzinfo=dt.UTC)
     if expires < m.now():
         return None
-    user = s.get(m.User, row.user_id)
-    return None if user is None else user_view(user)
+    return user_view(user)
 
 
 def revoke(s: Session, token: str | None = None, *, user_id: int | None = None) -> int:
@@ -304,15 +309,17 @@ def may(s: Session, user: UserView | None, action: Action, tournament: Tournamen
     return roles_in(s, user, tournament).can(action)
 
 
-def roles_in(s: Session, user: UserView | None, tournament: TournamentView) -> Roles:
-    """Assignments plus the judge role the tournament's staff list gives the user."""
+def roles_in(s: Session, user: UserView | None, tournament: TournamentView,
+             book: Rulebook | None = None) -> Roles:
+    """Assignments plus the judge role the tournament's staff list gives the user (`book`:
+    the tournament's rulebook, when the caller has it already)."""
     if user is None:
         return Roles(frozenset(), frozenset(), None, None)
     names = set(s.scalars(select(m.Assignment.role).where(
         m.Assignment.user_id == user.id, m.Assignment.tournament_id == tournament.id)))
     staff = s.scalar(select(m.Staff).where(m.Staff.tournament_id == tournament.id,
                                            m.Staff.handle == user.username))
-    book = loader.load(tournament.series.rulebook, tournament.edition)
+    book = book or loader.load(tournament.series.rulebook, tournament.edition)
     judge = None
     if staff is not None:
         names.add(staff.role)

@@ -7,7 +7,7 @@ from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import select, union
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
 
 from sudya.db import models as m
 from sudya.engine.model import Roster
@@ -191,7 +191,8 @@ def tournament_view(t: m.Tournament) -> TournamentView:
 
 def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
     """The tournament with this id; None for an unknown id (or one no database integer holds)."""
-    t = s.get(m.Tournament, tournament) if 0 < tournament <= BIGGEST_ID else None
+    t = (s.get(m.Tournament, tournament, options=[joinedload(m.Tournament.series)])
+         if 0 < tournament <= BIGGEST_ID else None)
     return None if t is None else tournament_view(t)
 
 

@@ -322,8 +322,9 @@ class ResultOut(BaseModel):
 
 
 # ---------------------------------------------------------------------- who may
-def _signed_in(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
-               _c: Annotated[Any, Security(_cookie)] = None) -> Ctx:
+async def _signed_in(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
+                     _c: Annotated[Any, Security(_cookie)] = None) -> Ctx:
+    # async: it does no I/O, so it need not take a trip to the thread pool
     if ctx.user is None:
         raise ApiError("sign in first (POST /api/v1/login)", status=401)
     return ctx

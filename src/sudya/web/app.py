@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from fastapi import FastAPI, Request
@@ -26,6 +24,7 @@ from sudya.services.ledger import Ledger
 from sudya.settings import Settings
 from sudya.web import i18n, security
 from sudya.web.assets import Assets, StaticAssets
+from sudya.web.headers import LanguageAndHeaders
 from sudya.web.limits import RequestLimits
 
 HERE = Path(__file__).parent
@@ -93,25 +92,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
     app.add_middleware(RequestLimits)  # inside the next one: its headers and language apply
 
-    @app.middleware("http")
-    async def language_and_headers(request: Request, call_next: Any) -> Response:
-        lang = i18n.pick(request.query_params.get("lang") or request.cookies.get("lang"))
-        token = i18n.current_lang.set(lang)
-        try:
-            response: Response = await call_next(request)
-        finally:
-            i18n.current_lang.reset(token)
-        if "lang" in request.query_params:
-            response.set_cookie("lang", lang, max_age=365 * 86400, samesite="lax")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        content_type = response.headers.get("content-type", "")
-        if content_type.startswith("text/html"):
-            if "charset" not in content_type:
-                response.headers["content-type"] = "text/html; charset=utf-8"
-            response.headers.setdefault("Content-Security-Policy", security.POLICY)
-        return response
+    app.add_middleware(LanguageAndHeaders)
 
     if settings.trusted_proxies:
         # outermost, so every layer sees the client the named proxies report; uvicorn itself
@@ -168,6 +149,9 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.mount("/static", StaticAssets(assets), name="static")
     security.add_api_docs(app, "/api/v1/docs")
 
+    # the API first: its routes all begin with /api/v1, so no page can take one of them, and
+    # a recorded ruling need not be matched against every page's path before its own
+    app.include_router(api.router)
     app.include_router(pages.router)
     from sudya.web import pages_incidents, pages_tables  # tables, people; incident reports
 
@@ -194,11 +178,4 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     return app
 
 
-def db_session(request: Request) -> Iterator[Any]:
-    """A read-mostly session per request; services open their own transactions."""
-    ledger: Ledger = request.app.state.ledger
-    with ledger.factory() as session:
-        yield session
-
-
-__all__ = ["create_app", "templates", "db_session"]
+__all__ = ["create_app", "templates"]

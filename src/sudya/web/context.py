@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
@@ -16,7 +17,6 @@ from sudya.services.ledger import Ledger
 from sudya.services.queries import find_tournament
 from sudya.views import TournamentView, UserView
 from sudya.web import i18n
-from sudya.web.app import db_session
 
 COOKIE = "sudya_session"
 
@@ -61,7 +61,7 @@ class Ctx:
         if t is None:
             raise AuthError(i18n.gettext("No such tournament."), status=404)
         book = loader.load(t.series.rulebook, t.edition)
-        return t, book, roles_in(self.session, self.user, t)
+        return t, book, roles_in(self.session, self.user, t, book)
 
     def render(self, template: str, status: int = 200, block: str | None = None,
                **data: Any) -> Response:
@@ -74,13 +74,17 @@ class Ctx:
         return response
 
 
-def get_ctx(request: Request, session: Session = Depends(db_session)) -> Ctx:
+def get_ctx(request: Request) -> Iterator[Ctx]:
+    """The request's read session and its signed-in user (one trip to the thread pool to
+    open both, one to close; services open their own transactions)."""
     token = request.cookies.get(COOKIE)
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         token = auth[7:].strip()
-    return Ctx(request=request, session=session, user=session_user(session, token),
-               token=token)
+    ledger: Ledger = request.app.state.ledger
+    with ledger.factory() as session:
+        yield Ctx(request=request, session=session, user=session_user(session, token),
+                  token=token)
 
 
 def forbid(message: str) -> AuthError:
