@@ -173,7 +173,6 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     from sudya.web import pages_reports  # reports on paper: pages, PDF, CSV, the API's JSON
 
     app.include_router(pages_reports.router)
-    app.include_router(api.router)
     app.include_router(pages_reports.api_router)
     return app
 
