@@ -93,10 +93,17 @@ class Document(Model):
 
 
 class Edition(Model):
+    """One edition of the rulebook: when it was decided, what changed, when it is in force.
+
+    `in_force_from`: `now`, `next-tournament` (from the first tournament after `date`) or a
+    date; `in_force_until`: the last day it is in force, where the edition says so (without
+    one it is in force until the next edition's `in_force_from`)."""
+
     id: str
     date: dt.date | None = None
     summary: Text | None = None
-    in_force_from: Literal["now", "next-tournament"] = "now"
+    in_force_from: Literal["now", "next-tournament"] | dt.date = "now"
+    in_force_until: dt.date | None = None
 
 
 class Level(Model):
