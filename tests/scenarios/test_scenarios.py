@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from sudya.errors import ScenarioError
+from sudya.rulebook_cases import differences  # the comparison `sudya rulebook test` makes too
 from sudya.scenario import replay
 
 try:  # the file reader is moving to its own module
@@ -44,14 +45,6 @@ OWN_CASES = sorted(HERE.glob("*/*.yaml"))
 SHARED_CASES = sorted(SHARED.glob("*.yaml"))
 CASES = OWN_CASES + SHARED_CASES
 
-ALWAYS = ("event", "subject", "infraction", "cause")
-WHEN_STATED = ("pending", "offered", "aggravated", "applies_to", "revokes", "resolves",
-               "resolved_by", "round", "edition")
-# ruling_json leaves these out when they are false
-FALSE_WHEN_ABSENT = ("pending", "aggravated")
-SANCTION_KEYS = ("kind", "amount", "score", "subject", "valid_until", "attached")
-ABSENT = "<absent>"
-
 # Cases where the program disagrees with regulations.md. The expectation states what the
 # regulation says; the case is expected to fail until the engine or the rulebook is fixed
 # (strict: it turns red the day they agree, so this entry can be removed).
@@ -64,78 +57,6 @@ def in_ci() -> bool:
 
 def case_id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
-
-
-def sanction_shape(s: dict[str, Any], ruling_subject: Any) -> dict[str, Any]:
-    """The compared keys of a sanction, as stated (`valid_until: null` is not its absence)."""
-    out = {k: s[k] for k in SANCTION_KEYS if k in s}
-    if not out.get("attached"):
-        out.pop("attached", None)
-    if "subject" in out and out["subject"] == ruling_subject:
-        del out["subject"]  # stating the ruling's own subject says nothing more
-    return out
-
-
-# what every ruling of an infraction carries from its rulebook: not the ruling's own reasons
-CARRIED = ("rule.source", "rule.interpretation")
-
-
-def reason_codes(r: dict[str, Any]) -> list[str]:
-    return [x["code"] if isinstance(x, dict) else x for x in r.get("reasons", [])
-            if (x["code"] if isinstance(x, dict) else x) not in CARRIED]
-
-
-def ruling_value(r: dict[str, Any], key: str) -> Any:
-    if key == "reasons":
-        return reason_codes(r)
-    if key == "sanctions":
-        return [sanction_shape(s, r.get("subject")) for s in r.get("sanctions", [])]
-    if key in r:
-        return r[key]
-    return False if key in FALSE_WHEN_ABSENT else None
-
-
-def differences(result: dict[str, Any], expected: dict[str, Any]) -> list[str]:
-    """Every way the result differs from what the expected file states."""
-    out: list[str] = []
-    if "rulebook" in expected:
-        for key in ("id", "edition"):
-            if key in expected["rulebook"] and \
-                    result["rulebook"].get(key) != expected["rulebook"][key]:
-                out.append(f"rulebook.{key}: expected {expected['rulebook'][key]!r}, "
-                           f"got {result['rulebook'].get(key)!r}")
-    got_rulings, want_rulings = result["rulings"], expected["rulings"]
-    if len(got_rulings) != len(want_rulings):
-        out.append(f"rulings: expected {len(want_rulings)}, got {len(got_rulings)}: "
-                   f"{[(r['event'], r['subject'], r['cause']) for r in got_rulings]}")
-    for i, (got, want) in enumerate(zip(got_rulings, want_rulings, strict=False)):
-        keys = [*ALWAYS, "sanctions", *(k for k in (*WHEN_STATED, "reasons") if k in want)]
-        for key in keys:
-            g, w = ruling_value(got, key), ruling_value(want, key)
-            if g != w:
-                out.append(f"rulings[{i}] (event {want.get('event')!r}, subject "
-                           f"{want.get('subject')!r}).{key}: expected {w!r}, got {g!r}")
-    got_subjects, want_subjects = result["subjects"], expected["subjects"]
-    if set(got_subjects) != set(want_subjects):
-        out.append(f"subjects: expected {sorted(want_subjects)}, got {sorted(got_subjects)}")
-    for sid, want in want_subjects.items():
-        got = got_subjects.get(sid)
-        if got is None:
-            continue
-        for key, w in want.items():
-            if got.get(key, ABSENT) != w:
-                out.append(f"subjects.{sid}.{key}: expected {w!r}, got "
-                           f"{got.get(key, ABSENT)!r}")
-    if "standings" in expected and result.get("standings", ABSENT) != expected["standings"]:
-        out.append(f"standings: expected {expected['standings']!r}, "
-                   f"got {result.get('standings', ABSENT)!r}")
-    elif "standings" in expected and isinstance(expected["standings"], dict):
-        # the tables are written in their order (docs/scenarios.en.md, `place`)
-        for part, want in expected["standings"].items():
-            got = result["standings"][part]
-            if isinstance(want, dict) and list(got) != list(want):
-                out.append(f"standings.{part} order: expected {list(want)}, got {list(got)}")
-    return out
 
 
 def run_case(path: Path) -> None:

@@ -26,8 +26,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-rulebook_app = typer.Typer(help="Регламенты / rulebooks: show, lint, schema, diff, precedent.",
-                           no_args_is_help=True)
+rulebook_app = typer.Typer(help="Регламенты / rulebooks: show, lint, test, editions, schema, "
+                                "diff, precedent.", no_args_is_help=True)
 app.add_typer(rulebook_app, name="rulebook")
 
 Lang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG",
@@ -66,11 +66,15 @@ def replay(
     file: Annotated[Path, typer.Argument(help="scenario file (YAML or JSON)")],
 ) -> None:
     """Проиграть сценарий и вывести решения (JSON). Replay a scenario, print rulings as JSON."""
-    from sudya.scenario import replay as run
+    from sudya.scenario import replay_json_text
     from sudya.scenario_file import load_scenario_file
 
-    result = run(load_scenario_file(file))
-    sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+    chunks = replay_json_text(load_scenario_file(file))
+    sys.stdout.flush()
+    stream = sys.stdout.buffer
+    for chunk in chunks:  # written as it is made: a season's output is never held whole
+        stream.write(chunk)
+    stream.flush()
 
 
 @app.command()
@@ -178,20 +182,88 @@ def rulebook_schema() -> None:
 def rulebook_lint(
     ref: RulebookRef,
     lang: Lang = "ru",
+    strict: Annotated[bool, typer.Option("--strict", help="warnings exit 1 too")] = False,
 ) -> None:
-    """Проверить регламент. Lint: errors exit 1; interpretations and conflicts are notes."""
+    """Проверить регламент. Lint: errors exit 1 (warnings too with --strict); interpretations
+    and conflicts are notes."""
     from sudya.rulebooks.lint import lint
 
     findings = lint(ref, _lang(lang))
     for f in findings:
         out.print(f.line())
     errors = sum(1 for f in findings if f.severity == "error")
-    notes = len(findings) - errors
-    summary = (f"ошибок: {errors}, заметок: {notes}" if lang == "ru"
-               else f"{errors} error(s), {notes} note(s)")
+    warnings = sum(1 for f in findings if f.severity == "warning")
+    notes = len(findings) - errors - warnings
+    # warnings are counted only when there are some (the summary of a clean book is unchanged)
+    if lang == "ru":
+        summary = f"ошибок: {errors}, " + (f"предупреждений: {warnings}, " if warnings else "") \
+            + f"заметок: {notes}"
+    else:
+        summary = f"{errors} error(s), " + (f"{warnings} warning(s), " if warnings else "") \
+            + f"{notes} note(s)"
     out.print(summary)
-    if errors:
+    if errors or (strict and warnings):
         raise typer.Exit(1)
+
+
+@rulebook_app.command("test")
+def rulebook_test(
+    ref: RulebookRef,
+    edition: EditionOpt = None,
+    lang: Lang = "ru",
+) -> None:
+    """Тесты регламента: его сценарии. Run the rulebook's own cases (cases/ID/ or FILE.cases/):
+    exit 0 all pass, 1 some fail (their differences shown), 2 bad input."""
+    from sudya.rulebook_cases import report, run
+
+    lang = _lang(lang)
+    outcomes = run(ref, edition)
+    for line in report(outcomes):
+        out.print(line)
+    failed = sum(1 for o in outcomes if not o.passed)
+    passed = len(outcomes) - failed
+    out.print(f"случаев: {len(outcomes)}, прошло: {passed}, не прошло: {failed}"
+              if lang == "ru" else
+              f"{len(outcomes)} case(s), {passed} passed, {failed} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
+@rulebook_app.command("editions")
+def rulebook_editions(
+    ref: RulebookRef,
+    lang: Lang = "ru",
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Редакции регламента и сроки их действия. The editions, the days each is in force and
+    what changed."""
+    from sudya.rulebooks.editions import history
+
+    lang = _lang(lang)
+    rows = history(ref)
+    if as_json:
+        sys.stdout.write(json.dumps([{
+            "edition": e.id, "file": str(e.file),
+            "date": e.date.isoformat() if e.date else None,
+            "in_force_from": str(e.in_force_from),
+            "in_force_until": e.in_force_until.isoformat() if e.in_force_until else None,
+            "summary": {"ru": e.summary.ru, "en": e.summary.en} if e.summary else None,
+        } for e in rows], ensure_ascii=False, indent=2) + "\n")
+        return
+    ru = lang == "ru"
+    words = {"now": "сразу" if ru else "at once",
+             "next-tournament": "со следующего турнира" if ru else "from the next tournament"}
+    table = Table("ред." if ru else "edition", "принята" if ru else "decided",
+                  "действует с" if ru else "in force from", "по" if ru else "until",
+                  "что изменилось" if ru else "what changed", "файл" if ru else "file")
+    for e in rows:
+        start = e.in_force_from
+        table.add_row(e.id, e.date.isoformat() if e.date else "—",
+                      words.get(start, str(start)) if isinstance(start, str)
+                      else start.isoformat(),
+                      e.in_force_until.isoformat() if e.in_force_until else "—",
+                      e.summary.get(lang) if e.summary else "—", e.file.name)
+    out.print(table)
 
 
 @rulebook_app.command("diff")

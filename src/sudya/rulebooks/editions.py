@@ -1,9 +1,11 @@
-"""Editions of a rulebook: precedents become rules of the next edition; editions compared."""
+"""Editions of a rulebook: precedents become rules of the next edition; editions compared and
+listed with the days each is in force."""
 
 from __future__ import annotations
 
 import datetime as dt
 import io
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from ruamel.yaml.comments import CommentedMap
 
 from sudya.errors import RulebookError
 from sudya.rulebooks import loader
-from sudya.rulebooks.schema import Rulebook
+from sudya.rulebooks.schema import Edition, Rulebook, Text
 
 
 def write_precedent(rulebook_id: str, *, infraction: str, name_ru: str, name_en: str,
@@ -94,3 +96,71 @@ def _diff_items(what: str, a: dict[str, Any], b: dict[str, Any]) -> list[str]:
             fields = sorted(f for f in set(a[k]) | set(b[k]) if a[k].get(f) != b[k].get(f))
             out.append(f"~ {what} {k}: {', '.join(fields)}")
     return out
+
+
+def files_of(ref: str) -> dict[str, Path]:
+    """Edition id -> file of a rulebook id (loader.edition_files) or of a rulebook file: its
+    folder's `club.yaml` (edition 1), `club.2.yaml` … (`club.2.yaml` names the same ones)."""
+    files = loader.edition_files(ref)
+    path = Path(ref)
+    if files or not path.is_file() or path.suffix != ".yaml":
+        return files
+    stem = path.name[: -len(".yaml")]
+    head, _, tail = stem.rpartition(".")
+    base = head if head and tail.isdigit() else stem
+    for p in path.parent.glob(f"{base}*.yaml"):
+        name = p.name[: -len(".yaml")]
+        if name == base:
+            files["1"] = p
+        elif name.startswith(base + ".") and name[len(base) + 1:].isdigit():
+            files[name[len(base) + 1:]] = p
+    return files
+
+
+@dataclass(frozen=True)
+class EditionInfo:
+    """One edition as a reader sees it: where it is kept and the days it is in force."""
+
+    id: str
+    file: Path
+    date: dt.date | None
+    in_force_from: str | dt.date
+    in_force_until: dt.date | None
+    summary: Text | None
+
+
+def history(ref: str) -> list[EditionInfo]:
+    """The editions of a rulebook id or file, oldest first. What each says of itself comes
+    from the newest edition's history where it has an entry (publishing an edition may close
+    the one before), else from its own file; an edition with no entry is `now`."""
+    files = files_of(ref)
+    if not files:
+        book = loader.load(ref)  # refused with its own message when it is no rulebook
+        files = {book.edition: Path(ref)}
+    books = {n: loader.load(str(p)) for n, p in files.items()}
+    newest = books[max(books, key=lambda n: int(n) if n.isdigit() else 0)]
+    out: list[EditionInfo] = []
+    for number in sorted(books, key=lambda n: int(n) if n.isdigit() else 0):
+        entry = _entry(newest, number) or _entry(books[number], number) or Edition(id=number)
+        out.append(EditionInfo(number, files[number], entry.date, entry.in_force_from,
+                               entry.in_force_until, entry.summary))
+    return out
+
+
+def _entry(book: Rulebook, number: str) -> Edition | None:
+    return next((e for e in book.editions if e.id == number), None)
+
+
+def in_force_on(editions: list[EditionInfo], day: dt.date) -> EditionInfo | None:
+    """The edition in force on a day, by the dates the editions give (None: none is; an
+    edition without a date is taken to be in force before every dated one after it)."""
+    found: EditionInfo | None = None
+    for e in editions:
+        start = e.in_force_from
+        if isinstance(start, dt.date) and start > day:
+            break
+        if e.in_force_until is not None and e.in_force_until < day:
+            found = None
+            continue
+        found = e
+    return found

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from sudya.engine.formula import Formula
 from sudya.errors import RulebookError
 from sudya.messages import render
-from sudya.rulebooks import conditions, loader
+from sudya.rulebooks import conditions, editions, loader
 from sudya.rulebooks.conditions import Space
 from sudya.rulebooks.schema import (
     Edition,
@@ -115,7 +115,7 @@ def lint(ref: str, lang: str = "en") -> list[Finding]:
     except RulebookError as exc:
         problems = exc.params.get("problems") or [str(exc)]
         return [Finding("error", "", p) for p in problems]  # the message names the file
-    files = loader.edition_files(ref) or _editions_beside(Path(ref))
+    files = editions.files_of(ref)
     path = files.get(book.edition) or (Path(ref) if Path(ref).is_file() else None)
     findings = [_placed(f, path) for f in lint_book(book, lang)]
     return findings + _edition_files(files, lang)
@@ -595,23 +595,6 @@ def _edition_files(files: dict[str, Path], lang: str) -> list[Finding]:
         books.append((book, str(path)))
     out += lint_editions(books, lang)
     return out
-
-
-def _editions_beside(path: Path) -> dict[str, Path]:
-    """A rulebook file's editions in its folder: `club.yaml` (1), `club.2.yaml` …"""
-    if not path.is_file() or path.suffix != ".yaml":
-        return {}
-    stem = path.name[: -len(".yaml")]
-    head, _, tail = stem.rpartition(".")
-    base = head if head and tail.isdigit() else stem
-    files = {}
-    for p in path.parent.glob(f"{base}*.yaml"):
-        name = p.name[: -len(".yaml")]
-        if name == base:
-            files["1"] = p
-        elif name.startswith(base + ".") and name[len(base) + 1:].isdigit():
-            files[name[len(base) + 1:]] = p
-    return files
 
 
 def _placed(f: Finding, path: Path | str | None) -> Finding:
