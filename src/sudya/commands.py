@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -495,8 +495,10 @@ def decode(kind: str, raw: Any, prefix: str = "") -> Command:
         raise error_of(exc, prefix) from None
 
 
-def known(cmd: Command, roster: e.Roster) -> None:
-    """The people a command names are people of the series."""
+def known(cmd: Command, roster: e.Roster, players: Container[str] | None = None) -> None:
+    """The people a command names are people of the series (`players`: the roster's players
+    as a set or mapping, when the caller keeps one: a season's roster is long)."""
+    entered: Container[str] = set(roster.players) if players is None else players
     judge = getattr(cmd, "judge", None)
     if judge is not None and judge not in roster.judges:
         raise CommandError("judge.unknown", field="judge", judge=judge)
@@ -504,20 +506,18 @@ def known(cmd: Command, roster: e.Roster) -> None:
         if cmd.team is not None and cmd.team not in roster.teams:
             raise CommandError("team.unknown", field="team", team=cmd.team)
         if cmd.player is not None and cmd.player not in roster.team_of and \
-                cmd.player not in set(roster.players):
+                cmd.player not in entered:
             raise CommandError("player.unknown", field="player", player=cmd.player)
     elif isinstance(cmd, RecordResult):
-        players = set(roster.players)
         for i, p in enumerate(cmd.players):
-            if p not in players:
+            if p not in entered:
                 raise CommandError("player.unknown", field=f"players.{i}", player=p)
     elif isinstance(cmd, EndMatch) and cmd.players is not None:
-        players = set(roster.players)
         for i, p in enumerate(cmd.players):
-            if p not in players and p not in roster.teams:
+            if p not in entered and p not in roster.teams:
                 raise CommandError("player.unknown", field=f"players.{i}", player=p)
     elif isinstance(cmd, ChangeRoster) and cmd.replace is not None and \
-            cmd.replace not in set(roster.players):
+            cmd.replace not in entered:
         raise CommandError("player.unknown", field="replace", player=cmd.replace)
 
 

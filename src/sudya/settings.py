@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import os
+import secrets
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator
@@ -35,6 +39,12 @@ class Settings(BaseSettings):
     # comma-separated: SUDYA_TRUSTED_PROXIES=127.0.0.1,10.0.0.0/8); none by default, so a
     # client cannot name its own address to the login throttle
     trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # engine snapshots, so that a restarted server does not replay a whole season before its
+    # first ruling (services.snapshots): signed with SUDYA_SECRET when it is set, otherwise
+    # with a key kept in this file (made on first use, readable by its owner only); off with
+    # SUDYA_SNAPSHOTS=false
+    snapshots: bool = True
+    snapshot_key_file: Path = Path.home() / ".local" / "state" / "sudya" / "snapshot.key"
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod
@@ -49,6 +59,29 @@ class Settings(BaseSettings):
                     raise ValueError(f"{part!r} is not an IP address or network "
                                      "(such as 127.0.0.1 or 10.0.0.0/8)") from None
         return value
+
+    def snapshot_key(self) -> bytes | None:
+        """The key engine snapshots are signed with (None: snapshots are off)."""
+        if not self.snapshots:
+            return None
+        if self.secret:
+            return hashlib.sha256(b"sudya snapshots\n" + self.secret.encode()).digest()
+        path = self.snapshot_key_file
+        try:
+            return bytes.fromhex(path.read_text(encoding="ascii").strip())
+        except (OSError, ValueError):
+            pass
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            key = secrets.token_bytes(32)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as out:
+                out.write(key.hex())
+            return key
+        except FileExistsError:  # another worker made it just now
+            return bytes.fromhex(path.read_text(encoding="ascii").strip())
+        except OSError:
+            return None  # nowhere to keep a key: no snapshots, every restart replays
 
     def pool(self) -> PoolSettings:
         return PoolSettings(size=self.db_pool_size, overflow=self.db_pool_overflow,

@@ -12,6 +12,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     UniqueConstraint,
@@ -354,3 +355,22 @@ class AuditCheck(Audited, Base):
     head: Mapped[str | None] = mapped_column(String(64))
     code: Mapped[str] = mapped_column(String(50))
     params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class EngineSnapshot(Base):
+    """A series' engine state as of event `seq` (services.snapshots), so that a restarted
+    server replays only the events since. A cache, not a record: it is kept only while it
+    matches the ledger (the event at `seq` still has hash `chain`), the code that made it
+    (`code`) and its signature (`digest`, an HMAC of `data` under the server's key);
+    anything else is rebuilt from the events."""
+
+    __tablename__ = "engine_snapshot"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    chain: Mapped[str] = mapped_column(String(64))
+    code: Mapped[str] = mapped_column(String(64))
+    digest: Mapped[str] = mapped_column(String(64))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True),
+                                                    server_default=func.now())

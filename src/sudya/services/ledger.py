@@ -15,6 +15,7 @@ Reads (previews, pages) take neither: a preview copies the committed engine.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from sudya.db import models as m
 from sudya.db.chain import Chain
 from sudya.db.session import UnitOfWork, session_factory
 from sudya.engine.model import Result, Ruling
-from sudya.services import faults
+from sudya.services import faults, snapshots
 from sudya.services.changes import ChangeFeed, of_event
 from sudya.services.changes import note as stage_change
 from sudya.services.common import (
@@ -78,11 +79,13 @@ class _Retried(Exception):
 class Ledger:
     """Service functions over one database."""
 
-    def __init__(self, engine: Engine, *, write_timeout: float = 30.0) -> None:
+    def __init__(self, engine: Engine, *, write_timeout: float = 30.0,
+                 snapshot_key: bytes | None = None) -> None:
         self.db = engine
         self.factory = session_factory(engine)  # reads
         self.writer = session_factory(engine, write=True)
-        self.projection = Projection()
+        # snapshot_key: engine snapshots signed with it (services.snapshots); None: none
+        self.projection = Projection(snapshot_key)
         self.write_timeout = write_timeout  # seconds a write waits for its series' turn
         self._places: dict[int, SeriesRef] = {}
         self.changes = ChangeFeed()  # what this process commits (services.changes)
@@ -119,6 +122,34 @@ class Ledger:
         finally:
             if turn is not None:
                 turn.release()
+            if series_id is not None and series_id in self.projection.stale:
+                # a long rebuild: stored for the next restart, off this request's time
+                self.projection.stale.discard(series_id)
+                threading.Thread(target=self.save_snapshots, args=([series_id],),
+                                 daemon=True, name=f"snapshot-{series_id}").start()
+
+    def save_snapshots(self, series_ids: list[int] | None = None) -> int:
+        """Store the cached engine of each series (all cached ones: None) as its snapshot,
+        unless its stored one is as new; returns how many were stored. Each engine is
+        pickled holding its state lock (so it is one the database committed), then written
+        in a transaction of its own."""
+        key = self.projection.snapshot_key
+        if key is None:
+            return 0
+        stored = 0
+        for series_id in list(self.projection.states) if series_ids is None else series_ids:
+            with self.projection.locks(series_id).state:
+                state = self.projection.states.get(series_id)
+                if state is None:
+                    continue
+                seq, data = state.seq, snapshots.dumps(state)[1]
+            with self.uow().begin() as s:
+                conn = s.connection()
+                if snapshots.stored_seq(conn, series_id) >= seq:
+                    continue
+                snapshots.store(conn, key, series_id, seq, data)
+                stored += 1
+        return stored
 
     def _series_of(self, tournament: int) -> SeriesRef:
         """The series of a tournament, cached (a short read the first time)."""
@@ -443,8 +474,10 @@ class Ledger:
 
     # ------------------------------------------------------------------ the core
     def execute(self, tournament: int, cmd: commands.Command, *, event_id: str | None = None,
-                idempotency_key: str | None = None, actor: Actor | None = None) -> Recorded:
-        """Store one command of a tournament and the rulings the engine makes on it.
+                idempotency_key: str | None = None, actor: Actor | None = None,
+                session: Session | None = None) -> Recorded:
+        """Store one command of a tournament and the rulings the engine makes on it (in the
+        caller's batch transaction `session`, from `writing`, or a transaction of its own).
 
         The idempotency key binds a retry to what was first sent: the same key with the same
         command by the same person answers the first result and writes nothing; the same key
@@ -452,7 +485,7 @@ class Ledger:
         actor = actor or Actor()
         place = self._series_of(tournament)
         try:
-            with self._writing(place.id) as s:
+            with self._tx(session, tournament) as s:
                 return self._append(s, place, TournamentRef(tournament), cmd.kind, event_id,
                                     cmd.payload(), idempotency_key, actor)
         except _Retried as retry:

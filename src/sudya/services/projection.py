@@ -39,6 +39,7 @@ from sudya.engine.core import RulesEngine
 from sudya.engine.model import Event, Roster, Ruling, Tournament
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Rulebook
+from sudya.services import snapshots
 from sudya.services.common import LedgerError, SeriesRef, command, load_book
 
 HELD = "sudya_held_states"  # Session.info: the series whose state lock the session holds
@@ -86,6 +87,9 @@ class SeriesLocks:
     state: threading.Lock = field(default_factory=threading.Lock)
 
 
+STORED = (m.Event.kind, m.Event.payload, m.Event.ext_id, m.Event.seq)  # what a replay reads
+
+
 class StoredEvent(Protocol):
     """An event as stored (an `m.Event` row, or the same columns read with Core)."""
 
@@ -112,7 +116,10 @@ class State:
 class Projection:
     """The engines of the series this process has seen, by series id, and their locks."""
 
-    def __init__(self) -> None:
+    def __init__(self, snapshot_key: bytes | None = None) -> None:
+        self.snapshot_key = snapshot_key  # None: no snapshots (services.snapshots)
+        self.last_replayed = 0  # events the last build replayed (a snapshot's tail, or all)
+        self.stale: set[int] = set()  # series whose build replayed enough to store anew
         self.states: dict[int, State] = {}
         self._locks: dict[int, SeriesLocks] = {}
         self._mutex = threading.Lock()  # guards self._locks only, never held while waiting
@@ -218,19 +225,34 @@ class Projection:
                 book = state.books[edition] = load_book(series.rulebook, edition)
             return cmd.event(ext_id, rulebook=book)
         try:
-            commands.known(cmd, state.engine.roster)
+            commands.known(cmd, state.engine.roster, state.engine.player_order)
         except CommandError as exc:
             raise LedgerError(exc.code, field=exc.field, **exc.params) from None
         return cmd.event(ext_id)  # type: ignore[attr-defined,no-any-return]
 
     def _build(self, s: Session, series: SeriesRef, upto: int) -> State:
-        events = list(s.scalars(select(m.Event).where(m.Event.series_id == series.id,
-                                                      m.Event.seq <= upto)
-                                .order_by(m.Event.seq)))
+        """The series' engine as of event `upto`: from its snapshot if one can be trusted
+        (services.snapshots), replaying the events since; else from its first event."""
+        restored: State | None = None
+        if self.snapshot_key is not None:
+            restored = snapshots.restore(s.connection(), self.snapshot_key, series, upto)
         with paused_gc():
-            state = self._replay_all(series, events)
+            if restored is not None:
+                since = restored.seq
+                self._replay_since(s, restored, series, upto)
+                state: State | None = restored
+            else:
+                since = 0
+                # Core rows, not ORM objects: a season's replay reads 100,000 of them
+                events = s.execute(select(*STORED).where(m.Event.series_id == series.id,
+                                                         m.Event.seq <= upto)
+                                   .order_by(m.Event.seq)).all()
+                state = self._replay_all(series, events)
         if state is None:
             raise LedgerError("series.no-tournament", field="tournament")
+        self.last_replayed = upto - since
+        if self.snapshot_key is not None and self.last_replayed >= snapshots.SNAPSHOT_AFTER:
+            self.stale.add(series.id)
         return state
 
     def _replay_all(self, series: SeriesRef, events: Iterable[StoredEvent]) -> State | None:
@@ -257,7 +279,7 @@ class Projection:
             yield state, ev, self._replay_stored(state, ev, series)
 
     def _replay_since(self, s: Session, state: State, series: SeriesRef, upto: int) -> None:
-        for ev in s.scalars(select(m.Event).where(
+        for ev in s.execute(select(*STORED).where(
                 m.Event.series_id == series.id, m.Event.seq > state.seq,
                 m.Event.seq <= upto).order_by(m.Event.seq)):
             self._replay_stored(state, ev, series)

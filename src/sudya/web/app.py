@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import secrets
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import jinja2
@@ -12,6 +15,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse, Response
 from jinja2_fragments.fastapi import Jinja2Blocks
 from sqlalchemy import Engine
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware.gzip import GZipMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -66,6 +70,16 @@ def templates(assets: Assets | None = None) -> Jinja2Blocks:
     return Jinja2Blocks(env=env)
 
 
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    # a restart starts from here: each cached engine stored as its series' snapshot
+    try:
+        await run_in_threadpool(app.state.ledger.save_snapshots)
+    except Exception:  # noqa: BLE001 — the database may be gone; the events are not
+        logging.getLogger("sudya").exception("engine snapshots not stored at shutdown")
+
+
 def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> FastAPI:
     """The app over one database; refuses an unmigrated database."""
     settings = settings or Settings()
@@ -79,8 +93,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         openapi_url="/api/v1/openapi.json",
         docs_url=None,  # sudya.web.security serves it, with a policy of its own
         redoc_url=None,
+        lifespan=_lifespan,
     )
-    app.state.ledger = Ledger(db, write_timeout=settings.write_timeout)
+    app.state.ledger = Ledger(db, write_timeout=settings.write_timeout,
+                              snapshot_key=settings.snapshot_key())
     app.state.settings = settings
     app.state.secret = settings.secret or secrets.token_hex(32)
     app.state.throttle = Throttle()

@@ -1,0 +1,179 @@
+"""Engine snapshots: a restarted server starts a series' engine from its last snapshot.
+
+A season's series holds 100,000 events; replaying them all on the first request after a
+restart would hold that request for many seconds. So the engine state of a series is stored
+now and then (when a server shuts down, and after a long rebuild) as of an event `seq`, and a
+restart loads it and replays only the events since.
+
+A snapshot is a cache, never the truth: the events are. It is used only if all of these hold,
+and otherwise ignored and rebuilt from the events:
+
+- its signature: `digest` is an HMAC-SHA256 of `data` under the server's key (SUDYA_SECRET,
+  or a key file of the server's: `Settings.snapshot_key`). Only then is `data` unpickled,
+  so a forged row in the database cannot run code;
+- the ledger still holds what it was made from: the event at `seq` has the hash `chain`
+  (db.chain), which covers every stored row up to it;
+- the same code and rulebooks made it: `code` is a hash of Sudya's version, the engine's
+  source and the rulebook files.
+
+The rulebooks are not stored in the snapshot: every object of a rulebook the state refers to
+is written as its place in the rulebook (a persistent id) and found again in the rulebook as
+loaded, so the restored engine shares the loaded rulebooks as a rebuilt one does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import hmac
+import io
+import pickle
+from collections.abc import Iterator
+from enum import Enum
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import Connection, delete, insert, select
+
+from sudya.db import models as m
+from sudya.engine import core
+from sudya.rulebooks import loader
+from sudya.rulebooks.schema import Rulebook
+from sudya.services.common import SeriesRef, load_book
+
+_PLAIN = (str, bytes, int, float, bool, type(None), dt.date, Enum)
+SNAPSHOT_AFTER = 2_000  # a rebuild that replayed at least this many events is stored
+
+
+@functools.lru_cache(maxsize=1)
+def code_hash() -> str:
+    """Sudya's version, the source of the engine and of the state kept around it, and every
+    rulebook file on the search path."""
+    h = hashlib.sha256(metadata.version("sudya").encode())
+    here = Path(__file__).parent
+    files = [*sorted(Path(core.__file__).parent.glob("*.py")), here / "projection.py",
+             here / "snapshots.py"]
+    for folder in loader.search_path():
+        files += sorted(folder.glob("*.yaml"))
+    for path in files:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _objects(book: Rulebook) -> list[Any]:
+    """Every object a rulebook is made of, in an order that is the same each time the same
+    file is loaded (fields in their declared order, lists and mappings in theirs)."""
+    found: list[Any] = []
+    seen: set[int] = set()
+
+    def walk(obj: Any) -> None:
+        if isinstance(obj, _PLAIN) or id(obj) in seen:
+            return
+        seen.add(id(obj))
+        found.append(obj)
+        if isinstance(obj, BaseModel):
+            for name in type(obj).model_fields:
+                walk(getattr(obj, name))
+        elif isinstance(obj, dict):
+            for value in obj.values():
+                walk(value)
+        elif isinstance(obj, list | tuple):
+            for value in obj:
+                walk(value)
+
+    walk(book)
+    return found
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO, books: list[Rulebook]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.places = {id(obj): (i, k) for i, book in enumerate(books)
+                       for k, obj in enumerate(_objects(book))}
+        self.books = books  # kept alive, so that no id above is reused while pickling
+
+    def persistent_id(self, obj: Any) -> tuple[int, int] | None:
+        if isinstance(obj, _PLAIN):
+            return None
+        return self.places.get(id(obj))
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, books: list[Rulebook]) -> None:
+        super().__init__(file)
+        self.objects = [_objects(book) for book in books]
+
+    def persistent_load(self, pid: Any) -> Any:
+        book, k = pid
+        return self.objects[book][k]
+
+
+def _sign(key: bytes, data: bytes) -> str:
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
+def dumps(state: Any) -> tuple[list[str], bytes]:
+    """The editions a state uses and the state, pickled without its rulebooks."""
+    books = list(state.books.values())
+    if state.engine.book not in books:
+        books.append(state.engine.book)
+    out = io.BytesIO()
+    _Pickler(out, books).dump(state)
+    editions = [b.edition for b in books]
+    return editions, pickle.dumps(editions) + out.getvalue()
+
+
+def loads(series: SeriesRef, data: bytes) -> Any:
+    stream = io.BytesIO(data)
+    editions = pickle.load(stream)  # noqa: S301 — signed data (see `restore`)
+    books = [load_book(series.rulebook, e) for e in editions]
+    return _Unpickler(stream, books).load()
+
+
+def store(conn: Connection, key: bytes, series_id: int, seq: int, data: bytes) -> None:
+    """Store a pickled state (`dumps`) as of event `seq` as the series' snapshot, in the
+    caller's transaction, replacing older ones."""
+    chain = conn.execute(select(m.Event.chain).where(
+        m.Event.series_id == series_id, m.Event.seq == seq)).scalar_one_or_none()
+    if chain is None:
+        return
+    conn.execute(delete(m.EngineSnapshot).where(m.EngineSnapshot.series_id == series_id))
+    conn.execute(insert(m.EngineSnapshot).values(
+        series_id=series_id, seq=seq, chain=chain, code=code_hash(),
+        digest=_sign(key, data), data=data, created_at=m.now()))
+
+
+def restore(conn: Connection, key: bytes, series: SeriesRef, upto: int) -> Any | None:
+    """The series' snapshot as a state, if it can be trusted (see the module's docstring)
+    and covers no event after `upto`; None otherwise."""
+    for row in _candidates(conn, series.id, upto):
+        if row.code != code_hash() or not hmac.compare_digest(row.digest,
+                                                              _sign(key, row.data)):
+            continue
+        chain = conn.execute(select(m.Event.chain).where(
+            m.Event.series_id == series.id, m.Event.seq == row.seq)).scalar_one_or_none()
+        if chain != row.chain:
+            continue  # the ledger changed under it (or was restored from elsewhere)
+        state = loads(series, row.data)
+        if state.seq == row.seq:
+            return state
+    return None
+
+
+def _candidates(conn: Connection, series_id: int, upto: int) -> Iterator[Any]:
+    yield from conn.execute(select(m.EngineSnapshot).where(
+        m.EngineSnapshot.series_id == series_id, m.EngineSnapshot.seq <= upto)
+        .order_by(m.EngineSnapshot.seq.desc()).limit(1))
+
+
+def stored_seq(conn: Connection, series_id: int) -> int:
+    """The event the series' snapshot is as of (0: none)."""
+    return conn.execute(select(m.EngineSnapshot.seq).where(
+        m.EngineSnapshot.series_id == series_id)).scalar() or 0
+
+
+__all__ = ["SNAPSHOT_AFTER", "code_hash", "dumps", "loads", "restore", "store", "stored_seq"]

@@ -1,0 +1,146 @@
+"""Engine snapshots (services.snapshots): a restarted server starts from the stored state of a
+series and replays only the events since, and never trusts a snapshot it should not.
+
+Every test restarts as a server does: a new Ledger over the same database, nothing in memory.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import sqlalchemy as sa
+from ledger_testkit import SLOW
+from sqlalchemy import select
+
+from sudya.db import models as m
+from sudya.engine.model import Ruling
+from sudya.services import snapshots
+from sudya.services.common import SeriesRef
+from sudya.services.demo import build_into
+from sudya.services.ledger import Ledger
+
+KEY = b"k" * 32
+
+
+def _record_some(ledger: Ledger, tid: int) -> None:
+    for player in ("alice", "bob", "alice", "carol", "alice", "bob"):
+        ledger.record(tournament=tid, infraction=SLOW, player=player, round=1)
+
+
+def _shape(rulings: list[Ruling]) -> list[tuple[object, ...]]:
+    return [(r.subject, r.infraction, r.cause, [s.kind for s in r.sanctions]) for r in rulings]
+
+
+def _preview(ledger: Ledger, tid: int, player: str = "alice") -> list[tuple[object, ...]]:
+    return _shape(ledger.preview(tournament=tid, infraction=SLOW, player=player, round=2))
+
+
+def _events(ledger: Ledger, series: int) -> int:
+    with ledger.factory() as s:
+        return s.scalar(select(sa.func.max(m.Event.seq)).where(
+            m.Event.series_id == series)) or 0
+
+
+def test_a_restart_starts_from_the_snapshot_and_rules_as_a_full_replay(
+        db_engine: sa.Engine, berserk: tuple[int, int]) -> None:
+    sid, tid = berserk
+    first = Ledger(db_engine, snapshot_key=KEY)
+    _record_some(first, tid)
+    assert first.save_snapshots() == 1
+    assert first.save_snapshots() == 0  # as new as the stored one: not stored again
+    first.record(tournament=tid, infraction=SLOW, player="carol", round=1)  # after it
+
+    restarted = Ledger(db_engine, snapshot_key=KEY)
+    rebuilt = Ledger(db_engine)  # snapshots off: every event replayed
+    assert _preview(restarted, tid) == _preview(rebuilt, tid)
+    assert restarted.projection.last_replayed == 1  # the one event after the snapshot
+    assert rebuilt.projection.last_replayed == _events(rebuilt, sid)
+    # and it goes on ruling: alice's next slow play escalates as it would
+    expected = _preview(rebuilt, tid)
+    assert _shape(restarted.record(tournament=tid, infraction=SLOW, player="alice",
+                                   round=2)) == expected
+
+
+@pytest.mark.parametrize("forgery", [
+    "UPDATE engine_snapshot SET digest = 'ab' || substr(digest, 3)",  # not its signature
+    "UPDATE engine_snapshot SET chain = 'ab' || substr(chain, 3)",  # the ledger changed
+    "UPDATE engine_snapshot SET code = 'an older version of the engine'",
+])
+def test_a_snapshot_that_cannot_be_trusted_is_ignored(
+        db_engine: sa.Engine, berserk: tuple[int, int], forgery: str) -> None:
+    sid, tid = berserk
+    first = Ledger(db_engine, snapshot_key=KEY)
+    _record_some(first, tid)
+    first.save_snapshots()
+    with db_engine.begin() as conn:
+        conn.execute(sa.text(forgery))
+    restarted = Ledger(db_engine, snapshot_key=KEY)
+    assert _preview(restarted, tid) == _preview(Ledger(db_engine), tid)
+    assert restarted.projection.last_replayed == _events(restarted, sid)  # all of them
+
+
+def test_a_snapshot_signed_with_another_key_is_never_unpickled(
+        db_engine: sa.Engine, berserk: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    sid, tid = berserk
+    first = Ledger(db_engine, snapshot_key=KEY)
+    _record_some(first, tid)
+    first.save_snapshots()
+
+    def never(*_args: object) -> None:
+        raise AssertionError("an unsigned snapshot was unpickled")
+
+    monkeypatch.setattr(snapshots, "loads", never)
+    restarted = Ledger(db_engine, snapshot_key=b"another server's key" + b"." * 12)
+    assert _preview(restarted, tid) == _preview(Ledger(db_engine), tid)
+    assert restarted.projection.last_replayed == _events(restarted, sid)
+
+
+def test_a_long_rebuild_is_stored_for_the_next_restart(
+        db_engine: sa.Engine, berserk: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    sid, tid = berserk
+    _record_some(Ledger(db_engine), tid)
+    monkeypatch.setattr(snapshots, "SNAPSHOT_AFTER", 3)
+    restarted = Ledger(db_engine, snapshot_key=KEY)
+    restarted.record(tournament=tid, infraction=SLOW, player="bob", round=2)  # a cold build
+    for thread in threading.enumerate():
+        if thread.name.startswith("snapshot-"):
+            thread.join(30)
+    with db_engine.connect() as conn:
+        assert snapshots.stored_seq(conn, sid) == _events(restarted, sid)
+    again = Ledger(db_engine, snapshot_key=KEY)
+    assert _preview(again, tid, "bob") == _preview(Ledger(db_engine), tid, "bob")
+    assert again.projection.last_replayed == 0
+
+
+def test_every_rulebook_restores_to_the_state_a_replay_builds(tmp_path: object) -> None:
+    """The demo's three series (a ladder, sanctions with windows and formulas, cards): the
+    restored engine is, object for object, the one built from every event."""
+    engine = build_into(f"sqlite:///{tmp_path}/demo.db")
+    try:
+        ledger = Ledger(engine, snapshot_key=KEY)
+        with ledger.factory() as s:
+            series = [SeriesRef(row.id, row.rulebook)
+                      for row in s.execute(select(m.Series.id, m.Series.rulebook))]
+            for ref in series:
+                ledger.projection.warm(s, ref.id)
+        assert {ref.rulebook for ref in series} >= {"berserk", "clan-championship",
+                                                     "team-wargame"}
+        assert ledger.save_snapshots() == len(series)
+        for ref in series:
+            with ledger.factory() as s:
+                upto = _events(ledger, ref.id)
+                restored = snapshots.restore(s.connection(), KEY, ref, upto)
+                rebuilt = Ledger(engine).projection._build(s, ref, upto)
+            assert restored is not None and restored.seq == upto
+            assert _shape(restored.engine.rulings) == _shape(rebuilt.engine.rulings)
+            # the same graph of objects (compared once both have been through one pickling:
+            # pickle writes equal strings that happen to be one object only once)
+            round_trip = snapshots.loads(ref, snapshots.dumps(rebuilt)[1])
+            assert snapshots.dumps(restored) == snapshots.dumps(round_trip)
+            # the restored engine shares the loaded rulebook, as a rebuilt one does
+            assert restored.engine.book is rebuilt.engine.book
+    finally:
+        engine.dispose()
