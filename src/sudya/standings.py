@@ -22,6 +22,7 @@ Nothing here knows a rulebook by name: what differs comes from the scoring data.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -177,14 +178,15 @@ def _counted(roster: Roster, results: list[tuple[Result, int]],
     out = []
     seen: set[Key] = set()
     for result, t in results:
-        if _after_leaving(roster, result, t, read):
+        if read.left and _after_leaving(roster, result, t, read):
             continue
-        firsts = []
-        for player in result.players:
-            key = (t, result.round, player)
-            firsts.append(key not in seen)
-            seen.add(key)
-        out.append((result, t, (firsts[0], firsts[1])))
+        a, b = result.players
+        key_a, key_b = (t, result.round, a), (t, result.round, b)
+        first_a = key_a not in seen
+        seen.add(key_a)
+        first_b = key_b not in seen
+        seen.add(key_b)
+        out.append((result, t, (first_a, first_b)))
     return out
 
 
@@ -284,13 +286,17 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
     rows: dict[str, dict[str, int]] = {p: dict.fromkeys(COUNTS, 0) for p in roster.players}
     opponents: dict[str, list[str]] = defaultdict(list)
     points = {"win": scoring.win, "draw": scoring.draw, "loss": scoring.loss}
+    none = _Effects()  # read only
+    effects = read.effects
     for result, t, firsts in _counted(roster, results, read):
         a, b = result.players
-        none = _Effects()
-        ea = (read.effects.get((t, result.round, a)) if firsts[0] else None) or none
-        eb = (read.effects.get((t, result.round, b)) if firsts[1] else None) or none
+        ea = eb = none
+        if effects:  # most tournaments' rulings change no match at all
+            ea = (effects.get((t, result.round, a)) if firsts[0] else None) or none
+            eb = (effects.get((t, result.round, b)) if firsts[1] else None) or none
         for player in (a, b):
-            rows.setdefault(player, dict.fromkeys(COUNTS, 0))
+            if player not in rows:
+                rows[player] = dict.fromkeys(COUNTS, 0)
         if ea.void or eb.void:
             rows[a]["annulled"] += 1
             rows[b]["annulled"] += 1
@@ -318,7 +324,7 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
             row["games_lost"] += lost
             row["match_points"] += points[outcome]
             opponents[player].append(opponent)
-    breaks = {p: _tiebreakers(scoring, rows, opponents[p]) for p in rows}
+    breaks = _tiebreakers(scoring, rows, opponents)
     player_rows = {p: {**rows[p], **breaks[p], "status": read.status.get(p, "active")}
                    for p in rows}
     players = _placed(scoring, player_rows, read,
@@ -333,14 +339,37 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
 
 
 def _tiebreakers(scoring: Scoring, rows: dict[str, dict[str, int]],
-                 opponents: list[str]) -> dict[str, float]:
-    out: dict[str, float] = {}
+                 opponents: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+    """Each player's tiebreakers, in the rulebook's order."""
+    out: dict[str, dict[str, float]] = {p: {} for p in rows}
     for tb in scoring.tiebreakers:
         if tb.id == "omw":
-            floor = Fraction(tb.floor)
-            rates = [max(floor, Fraction(rows[o]["match_points"],
-                                         scoring.win * rows[o]["matches"]))
-                     for o in opponents]
-            mean = sum(rates, Fraction(0)) / len(rates) if rates else Fraction(0)
-            out["omw"] = float(round(mean, 4))
+            for p, omw in _omw(Fraction(tb.floor), scoring.win, rows, opponents).items():
+                out[p]["omw"] = omw
     return out
+
+
+def _omw(floor: Fraction, win: int, rows: dict[str, dict[str, int]],
+         opponents: dict[str, list[str]]) -> dict[str, float]:
+    """The mean of the opponents' match-win rates (each at least `floor`), rounded half to
+    even at 4 places, as `round(Fraction, 4)` does. Exact: each opponent's rate is one
+    fraction, taken once, and a player's sum is of whole numbers over their common
+    denominator (a Fraction per game would take most of a large tournament's time)."""
+    rate = {o: max(floor, Fraction(rows[o]["match_points"], win * rows[o]["matches"]))
+            for o in {o for opps in opponents.values() for o in opps}}
+    common = math.lcm(*(r.denominator for r in set(rate.values())))
+    scaled = {o: r.numerator * (common // r.denominator) for o, r in rate.items()}
+    out: dict[str, float] = {}
+    for p in rows:
+        opps = opponents.get(p)
+        if not opps:
+            out[p] = 0.0
+            continue
+        whole, rest = divmod(sum(scaled[o] for o in opps) * SHIFT, common * len(opps))
+        if 2 * rest > common * len(opps) or (2 * rest == common * len(opps) and whole % 2):
+            whole += 1
+        out[p] = whole / SHIFT
+    return out
+
+
+SHIFT = 10**4  # the tiebreakers' 4 decimal places

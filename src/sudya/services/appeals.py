@@ -17,7 +17,7 @@ from sudya.db import models as m
 from sudya.rulebooks import loader
 from sudya.services.changes import APPEAL_REQUEST, Change, note
 from sudya.services.ledger import Actor, Ledger, LedgerError
-from sudya.services.readback import series_rulings
+from sudya.services.readback import tournament_rulings
 
 # rulings that are themselves the outcome of something else cannot be appealed on their own
 NOT_APPEALABLE = ("appeal", "cancellation", "decision", "correction", "stacking",
@@ -57,8 +57,12 @@ def appealable(s: Session, tournament_id: int) -> list[dict[str, Any]]:
     book = loader.load(t.series.rulebook, t.edition)
     if book.appeals is None:
         return []
-    rulings = series_rulings(s, t.series_id)
-    revoked = {r.revokes for r in rulings if r.cause in REVOKING and r.revokes}
+    rulings = tournament_rulings(s, t)
+    # an event of this tournament may be revoked by a record of a later one: looked up by
+    # the events (an index), not by reading the series' rulings
+    revoked = set(s.scalars(select(m.Ruling.revokes).where(
+        m.Ruling.series_id == t.series_id, m.Ruling.cause.in_(REVOKING),
+        m.Ruling.revokes.in_({r.event for r in rulings})))) if rulings else set()
     decided = appeal_decisions(s, tournament_id)
     staff = {handle: role for handle, role in s.execute(
         select(m.Staff.handle, m.Staff.role).where(m.Staff.tournament_id == t.id))}

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import select, union
 from sqlalchemy.orm import Session, joinedload, selectinload
 
+from sudya.bulk import paused_gc
 from sudya.db import models as m
 from sudya.engine.model import Roster
 from sudya.messages import reason_text
@@ -18,10 +19,10 @@ from sudya.services.people import display_names
 from sudya.services.readback import (
     SETTLING,
     corrected_results,
-    series_results,
-    series_rulings,
     stored_reason,
 )
+from sudya.services.readback import tournament_results as counted_results
+from sudya.services.readback import tournament_rulings as rulings_of
 from sudya.standings import standings
 from sudya.views import (
     STATUS_RANK,
@@ -67,7 +68,7 @@ def tournament_summary(s: Session, tournament_id: int) -> dict[str, Any]:
               for j in s.scalars(select(m.Staff).where(m.Staff.tournament_id == t.id)
                                  .order_by(m.Staff.id))]
     book = loader.load(t.series.rulebook, t.edition)
-    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.position]
+    rulings = rulings_of(s, t)
     names = display_names(s, tournament=t.id)
     return {
         "id": t.id, "name": t.name, "series": t.series.name, "rulebook": t.series.rulebook,
@@ -87,10 +88,10 @@ def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
     t = _tournament(s, tournament_id)
     book = loader.load(t.series.rulebook, t.edition)
     roster = tournament_roster(s, t)
-    rulings = [r for r in series_rulings(s, t.series_id) if r.tournament == t.position]
-    results = [(res, pos) for res, pos in series_results(s, t.series_id)
-               if pos == t.position]
-    table = standings(book, roster, rulings, results, always=True)
+    # thousands of results and their objects, none garbage until the table is made: a
+    # collection half-way would walk them all for nothing (sudya.bulk)
+    with paused_gc():
+        table = standings(book, roster, rulings_of(s, t), counted_results(s, t), always=True)
     if table is None:
         raise LedgerError("scoring.none", field="tournament", rulebook=book.id)
     return table
@@ -102,15 +103,23 @@ def person_history(s: Session, handle: str, on: dt.date,
     the tournaments of `series` (ids) only."""
     if s.scalar(select(m.Person.id).where(m.Person.handle == handle)) is None:
         raise LedgerError("person.unknown", field="person", person=handle)
-    revoked = set(s.scalars(select(m.Revocation.sanction_id)))
-    about = select(m.Ruling).where(
-        (m.Ruling.subject == handle)
-        | m.Ruling.id.in_(select(m.SanctionRow.ruling_id)
-                          .where(m.SanctionRow.subject == handle)))
-    if series is not None:
-        about = about.where(m.Ruling.series_id.in_(list(series)))
-    rows = s.scalars(about.options(selectinload(m.Ruling.sanctions))
-                     .order_by(m.Ruling.series_id, m.Ruling.position))
+    # the rulings about them and those whose sanctions they bear, found by the subject
+    # indexes (with the series as a filter the planner would walk the series' rulings)
+    about = union(select(m.Ruling.id, m.Ruling.series_id).where(m.Ruling.subject == handle),
+                  select(m.Ruling.id, m.Ruling.series_id)
+                  .join(m.SanctionRow, m.SanctionRow.ruling_id == m.Ruling.id)
+                  .where(m.SanctionRow.subject == handle))
+    ids = [rid for rid, sid in s.execute(about) if series is None or sid in series]
+    rows = list(s.scalars(select(m.Ruling).where(m.Ruling.id.in_(ids))
+                          .options(selectinload(m.Ruling.sanctions))
+                          .order_by(m.Ruling.series_id, m.Ruling.position))) if ids else []
+    # the revocations of the sanctions shown (the person's own), not the whole table
+    shown = [sn.id for r in rows for sn in r.sanctions if sn.subject == handle]
+    revoked = set(s.scalars(select(m.Revocation.sanction_id)
+                            .where(m.Revocation.sanction_id.in_(shown)))) if shown else set()
+    # the tournaments of these rulings with their series, in one query
+    list(s.scalars(select(m.Tournament).options(joinedload(m.Tournament.series))
+                   .where(m.Tournament.id.in_({r.tournament_id for r in rows}))))
     entries: list[dict[str, Any]] = []
     waiting: dict[tuple[int, str], list[dict[str, Any]]] = {}  # pending, by series and event
     for r in rows:
@@ -253,18 +262,24 @@ def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView
     """Each player's and team's status, sanctions, points and ore in one tournament."""
     t = _tournament(s, tournament)
     book = loader.load(t.series.rulebook, t.edition)
-    every = series_rulings(s, t.series_id)
-    rulings = [r for r in every if r.tournament == t.position]
-    subjects = subjects_view(book, tournament_roster(s, t), rulings)
+    subjects = subjects_view(book, tournament_roster(s, t), rulings_of(s, t))
     # a disqualification «с турнира/чемпионата» of an earlier tournament keeps its bearer out
-    # for the rest of the series (regulations.md §4 E7): the status, not the sanction, carries
-    for r in every:
-        if r.tournament >= t.position:
-            continue
-        for sn in r.sanctions:
-            status = None if sn.revoked else (sn.status or book.kind(sn.kind).status)
-            held = subjects.get(sn.subject)
-            if (sn.scope == "series" and status is not None and held is not None
-                    and STATUS_RANK[status] > STATUS_RANK[held.status]):
-                subjects[sn.subject] = held.model_copy(update={"status": status})
+    # for the rest of the series (regulations.md §4 E7): the status, not the sanction, carries;
+    # only those sanctions are read (by scope), not the earlier tournaments' rulings
+    if t.position == 0:
+        return subjects
+    carried = s.execute(
+        select(m.SanctionRow.subject, m.SanctionRow.kind, m.SanctionRow.status)
+        .join(m.Ruling, m.Ruling.id == m.SanctionRow.ruling_id)
+        .join(m.Tournament, m.Tournament.id == m.Ruling.tournament_id)
+        .outerjoin(m.Revocation, m.Revocation.sanction_id == m.SanctionRow.id)
+        .where(m.SanctionRow.scope == "series", m.Ruling.series_id == t.series_id,
+               m.Tournament.position < t.position, m.Revocation.id.is_(None))
+        .order_by(m.Ruling.position, m.SanctionRow.position))
+    for subject, kind, own in carried:
+        status = own or book.kind(kind).status
+        held = subjects.get(subject)
+        if (status is not None and held is not None
+                and STATUS_RANK[status] > STATUS_RANK[held.status]):
+            subjects[subject] = held.model_copy(update={"status": status})
     return subjects

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, select
 from sqlalchemy.orm import Session, selectinload
 
 from sudya.db import models as m
@@ -24,7 +25,8 @@ def stored_reason(raw: Any) -> Reason:
     return Reason(str(raw["code"]), dict(raw.get("params") or {}), str(raw.get("source") or ""))
 
 
-def _to_engine(row: m.Ruling, revoked: set[int], position: int = 0) -> Ruling:
+def _to_engine(row: m.Ruling | Row[Any], revoked: set[int], position: int = 0,
+               sanctions: Iterable[m.SanctionRow | Row[Any]] | None = None) -> Ruling:
     ruling = Ruling(event=row.event_ext_id, subject=row.subject, infraction=row.infraction,
                     cause=row.cause, pending=row.pending, offered=row.offered,
                     notes=[stored_reason(n) for n in row.notes or []], revokes=row.revokes,
@@ -32,13 +34,20 @@ def _to_engine(row: m.Ruling, revoked: set[int], position: int = 0) -> Ruling:
                     aggravated=row.aggravated, applies_to=row.applies_to, round=row.round,
                     judge=row.judge, edition=row.edition, details=dict(row.details or {}),
                     seq=row.position, ref=row.id, tournament=position)
-    for srow in row.sanctions:
+    for srow in row.sanctions if sanctions is None else sanctions:
         until: dt.date | None = FOREVER if srow.never_expires else srow.valid_until
         ruling.sanctions.append(Sanction(
             kind=srow.kind, subject=srow.subject, rank=0, amount=srow.amount, score=srow.score,
             attached=srow.attached, valid_until=until, revoked=srow.id in revoked,
             status=srow.status, scope=srow.scope or "tournament", ruling=ruling, ref=srow.id))
     return ruling
+
+
+RULING_COLUMNS = tuple(c for c in m.Ruling.__table__.c if c.key not in ("chain", "created_at",
+                                                                       "created_by",
+                                                                       "request_id"))
+SANCTION_COLUMNS = tuple(c for c in m.SanctionRow.__table__.c
+                         if c.key not in ("chain", "created_at", "created_by", "request_id"))
 
 
 def series_rulings(s: Session, series_id: int) -> list[Ruling]:
@@ -55,6 +64,53 @@ def series_rulings(s: Session, series_id: int) -> list[Ruling]:
     rulings = [_to_engine(r, revoked, positions[r.tournament_id]) for r in rows]
     settle_later(rulings)
     return rulings
+
+
+def tournament_rulings(s: Session, t: m.Tournament) -> list[Ruling]:
+    """The rulings of one tournament in engine order, as `series_rulings` gives them (what
+    later records changed, in this tournament or a later one), reading only this tournament's
+    rulings, the revocations of their sanctions, and the few records that settle them."""
+    # plain rows, not ORM objects: a large tournament's rulings are read on every page
+    rows = s.execute(select(*RULING_COLUMNS).where(m.Ruling.tournament_id == t.id)
+                     .order_by(m.Ruling.position)).all()
+    sanctions: dict[int, list[Row[Any]]] = defaultdict(list)
+    revoked: set[int] = set()
+    for srow in s.execute(select(*SANCTION_COLUMNS, m.Revocation.id.label("revocation"))
+                          .join(m.Ruling, m.Ruling.id == m.SanctionRow.ruling_id)
+                          .outerjoin(m.Revocation,
+                                     m.Revocation.sanction_id == m.SanctionRow.id)
+                          .where(m.Ruling.tournament_id == t.id)
+                          .order_by(m.SanctionRow.ruling_id, m.SanctionRow.position)):
+        sanctions[srow.ruling_id].append(srow)
+        if srow.revocation is not None:
+            revoked.add(srow.id)
+    rulings = [_to_engine(r, revoked, t.position, sanctions.get(r.id, ())) for r in rows]
+    targets = [r.event for r in rulings if r.pending and r.cause != "decision"]
+    if not targets:
+        return rulings
+    # a pending ruling may be settled by a record stored in a later tournament of the series
+    settlers = [Ruling(event=ext, subject=subject, infraction=None, cause=cause,
+                       revokes=revokes, resolves=resolves, seq=position)
+                for ext, subject, cause, revokes, resolves, position in s.execute(
+        select(m.Ruling.event_ext_id, m.Ruling.subject, m.Ruling.cause, m.Ruling.revokes,
+               m.Ruling.resolves, m.Ruling.position)
+        .where(m.Ruling.series_id == t.series_id, m.Ruling.tournament_id != t.id,
+               ((m.Ruling.cause == "decision") & m.Ruling.resolves.in_(targets))
+               | (m.Ruling.cause.in_(SETTLING) & m.Ruling.revokes.in_(targets))))]
+    settle_later(sorted(rulings + settlers, key=lambda r: r.seq))
+    return rulings
+
+
+def tournament_results(s: Session, t: m.Tournament) -> list[tuple[Result, int]]:
+    """The results of one tournament that count, as `series_results` gives them, read by the
+    tournament (its own rows only, not the series')."""
+    corrected = corrected_results(s, t.series_id)
+    rows = s.execute(select(m.Event.ext_id, m.Result.player_a, m.Result.player_b,
+                            m.Result.score_a, m.Result.score_b, m.Result.round)
+                     .join(m.Event, m.Event.id == m.Result.event_id)
+                     .where(m.Result.tournament_id == t.id).order_by(m.Event.seq))
+    return [(Result(id=ext, players=(a, b), score=(sa, sb), round=rnd), t.position)
+            for ext, a, b, sa, sb, rnd in rows if ext not in corrected]
 
 
 def settle_later(rulings: list[Ruling]) -> None:

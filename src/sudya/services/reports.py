@@ -55,7 +55,7 @@ from sudya.services.queries import (
     tournament_standings,
     tournament_subjects,
 )
-from sudya.services.readback import series_rulings, stored_reason
+from sudya.services.readback import stored_reason, tournament_rulings
 from sudya.services.recording import incident_notes
 from sudya.services.statements import dq_event, statements_of
 from sudya.views import ReasonView
@@ -237,7 +237,7 @@ def _tables(s: Session, t: m.Tournament, rounds: Collection[int | None]
 
 
 def _rulings_of(s: Session, t: m.Tournament) -> list[Ruling]:
-    return [r for r in series_rulings(s, t.series_id) if r.tournament == t.position]
+    return tournament_rulings(s, t)
 
 
 def _report_ruling(r: Ruling, w: _Words, events: _Events,
