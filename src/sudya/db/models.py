@@ -11,6 +11,7 @@ from sqlalchemy import (
     Date,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -137,7 +138,9 @@ class Event(Chained, Audited, Base):
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     idempotency_key: Mapped[str | None] = mapped_column(String(100), unique=True)
     __table_args__ = (UniqueConstraint("series_id", "seq"),
-                      UniqueConstraint("series_id", "ext_id"))
+                      UniqueConstraint("series_id", "ext_id"),
+                      # a series' corrections, appeals… by kind (the read side, 0013)
+                      Index("ix_event_series_id_kind", "series_id", "kind"))
 
 
 class Ruling(Chained, Audited, Base):
@@ -166,7 +169,12 @@ class Ruling(Chained, Audited, Base):
     details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     sanctions: Mapped[list[SanctionRow]] = relationship(order_by="SanctionRow.position",
                                                      back_populates="ruling")
-    __table_args__ = (UniqueConstraint("series_id", "position"),)
+    # the read side reads a tournament's rulings in engine order, and finds the records
+    # that settle or revoke one by its event (migration 0013)
+    __table_args__ = (UniqueConstraint("series_id", "position"),
+                      Index("ix_ruling_tournament_id_position", "tournament_id", "position"),
+                      Index("ix_ruling_series_id_resolves", "series_id", "resolves"),
+                      Index("ix_ruling_series_id_revokes", "series_id", "revokes"))
 
 
 class SanctionRow(Chained, Audited, Base):
@@ -185,7 +193,8 @@ class SanctionRow(Chained, Audited, Base):
     never_expires: Mapped[bool] = mapped_column(Boolean, default=False)
     # the status it gives its bearer where the table gave one, and how long it keeps them out
     status: Mapped[str | None] = mapped_column(String(20))
-    scope: Mapped[str | None] = mapped_column(String(20))
+    # the few that keep their bearer out of the series are looked up by scope (0013)
+    scope: Mapped[str | None] = mapped_column(String(20), index=True)
     ruling: Mapped[Ruling] = relationship(back_populates="sanctions")
 
 
