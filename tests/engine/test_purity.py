@@ -13,7 +13,7 @@ SRC = Path(sudya.__file__).parent
 PURE = [*sorted((SRC / "engine").glob("*.py")), SRC / "rulebooks" / "schema.py", SRC / "errors.py"]
 ALLOWED = {"__future__", "ast", "calendar", "collections", "dataclasses", "datetime",
            "fractions", "threading",
-           "heapq",
+           "heapq", "bisect",
            "math",
            "typing", "simpleeval", "pydantic"}
 ALLOWED_SUDYA = ("sudya.engine", "sudya.errors", "sudya.rulebooks.schema")

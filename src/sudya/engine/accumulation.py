@@ -30,28 +30,41 @@ def track(state: EngineState, ruling: Ruling) -> None:
     """Count a new ruling with sanctions for its team (derived team rulings do not count)."""
     team = state.team(ruling.subject)
     if team is not None and ruling.cause != "accumulation":
-        state.accum[team].append(ruling)
         push(state, team, ruling)
+
+
+def last_day(state: EngineState, ruling: Ruling, ignore: list[str]) -> dt.date | None:
+    """The last day a ruling counts for a rule ignoring `ignore` (None: it never does)."""
+    ends = [FOREVER if s.valid_until is None else s.valid_until
+            for s in ruling.sanctions
+            if not s.revoked and s.kind not in ignore and not state.book.kind(s.kind).flag]
+    return max(ends) if ends else None
 
 
 def push(state: EngineState, team: str, ruling: Ruling) -> None:
     """Put the last day the ruling counts on each rule's heap (if it counts for that rule)."""
     for i, acc in enumerate(state.book.accumulation):
-        ends = [FOREVER if s.valid_until is None else s.valid_until
-                for s in ruling.sanctions
-                if not s.revoked and s.kind not in acc.ignore
-                and not state.book.kind(s.kind).flag]
-        if ends:
-            heapq.heappush(state.accum_heap[(team, i)], (max(ends), ruling.seq))
+        end = last_day(state, ruling, acc.ignore)
+        if end is not None:
+            heapq.heappush(state.accum_heap[(team, i)], (end, ruling.seq, ruling))
 
 
 def rebuild(state: EngineState, team: str) -> None:
-    """After a revocation: count the team's rulings again."""
-    for i in range(len(state.book.accumulation)):
-        state.accum_heap.pop((team, i), None)
-    state.accum[team] = [r for r in state.accum[team] if not r.revoked]
-    for r in state.accum[team]:
-        push(state, team, r)
+    """After a revocation: count again the team's rulings each rule still counts.
+
+    A ruling that left a rule's heap (no longer valid) never counts for it again, and a
+    revocation only takes sanctions away: only the rulings on the heaps are looked at."""
+    for i, acc in enumerate(state.book.accumulation):
+        heap = state.accum_heap.get((team, i))
+        if not heap:
+            continue
+        kept = []
+        for _, seq, r in heap:
+            end = None if r.revoked else last_day(state, r, acc.ignore)
+            if end is not None:
+                kept.append((end, seq, r))
+        heapq.heapify(kept)
+        state.accum_heap[(team, i)] = kept
 
 
 def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
@@ -66,7 +79,9 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
             heapq.heappop(heap)
         if len(heap) < acc.count:
             continue
-        counted = [r for r in state.accum[team] if counts(state, r, acc.ignore, day)]
+        # the rulings still on the heap, in the order they were made
+        counted = [r for _, _, r in sorted(heap, key=lambda e: e[1])
+                   if counts(state, r, acc.ignore, day)]
         if len(counted) < acc.count:
             continue
         ruling = state.new_ruling(event_id, team, None, "accumulation", day, details=details)

@@ -58,8 +58,8 @@ class EngineState:
         # repeats: (scope, subject, infraction) -> primary rulings with sanctions, oldest first
         self.by_infraction: dict[tuple[int, str, str], list[Ruling]] = defaultdict(list)
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
-        # validity: subject -> sanctions it bears (for validity, aggravation, lost_while)
-        self.held: dict[str, list[Sanction]] = defaultdict(list)
+        # validity: subject -> kind -> the sanctions of that kind it bears, by last valid day
+        self.held: dict[str, dict[str, list[Sanction]]] = {}
         # validity: subject -> kind (None: any punishment) -> the last day it holds one
         self.until: dict[str, dict[str | None, dt.date]] = {}
         self.windows: dict[tuple[dt.date, Any], dt.date] = {}
@@ -73,10 +73,10 @@ class EngineState:
         self.series_out: dict[str, list[Sanction]] = defaultdict(list)
         # this tournament: a removed player -> who took their place
         self.replaced: dict[str, str] = {}
-        # accumulation: team -> its counted rulings; (team, rule) -> heap of the days its
-        # counted rulings stop counting; a team's ruling (seq) -> the rule that made it
-        self.accum: dict[str, list[Ruling]] = defaultdict(list)
-        self.accum_heap: dict[tuple[str, int], list[tuple[dt.date, int]]] = defaultdict(list)
+        # accumulation: (team, rule) -> heap of (the day it stops counting, seq, ruling) of
+        # the team's rulings that count for the rule; a team's ruling (seq) -> its rule
+        self.accum_heap: dict[tuple[str, int], list[tuple[dt.date, int, Ruling]]] = \
+            defaultdict(list)
         self.accumulated_by: dict[int, Accumulation] = {}
         # derived rulings: a sanction (seq) -> the derived rulings that used it
         self.used_by: dict[int, list[Ruling]] = defaultdict(list)
@@ -215,7 +215,6 @@ class EngineState:
         self.last_seq += 1
         s.seq = self.last_seq
         s.ruling = ruling
-        self.held[s.subject].append(s)
         validity.track_until(self, s)
         if s.status:
             self.out[s.subject].append(s)

@@ -15,6 +15,7 @@ Shape: functions on the shared `EngineState` (state.py).
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import datetime as dt
 from typing import TYPE_CHECKING, Any
@@ -99,19 +100,40 @@ def holds_kind(state: EngineState, subject: str, kind: str, day: dt.date) -> boo
     return until is not None and until >= day
 
 
+def _last_day(s: Sanction) -> dt.date:
+    return FOREVER if s.valid_until is None else s.valid_until
+
+
 def track_until(state: EngineState, s: Sanction) -> None:
     """Extend what the sanction's subject holds to the sanction's last valid day."""
-    until = FOREVER if s.valid_until is None else s.valid_until
-    held = state.until.setdefault(s.subject, {})
-    keys: tuple[str | None, ...] = (s.kind,) if state.book.kind(s.kind).flag else (s.kind, None)
+    until = _last_day(s)
+    # the subject's sanctions of this kind, by their last valid day: what it holds after a
+    # revocation is the last one left, found without walking the subject's history
+    by_kind = state.held.setdefault(s.subject, {})
+    of_kind = by_kind.get(s.kind)
+    if not of_kind:
+        by_kind[s.kind] = [s]
+    elif _last_day(of_kind[-1]) <= until:
+        of_kind.append(s)
+    else:  # a window that ends earlier than one already held (a decision, a date given)
+        bisect.insort_right(of_kind, s, key=_last_day)
+    _extend(state, s.subject, s.kind, until)
+
+
+def _extend(state: EngineState, subject: str, kind: str, until: dt.date) -> None:
+    held = state.until.setdefault(subject, {})
+    keys: tuple[str | None, ...] = (kind,) if state.book.kind(kind).flag else (kind, None)
     for key in keys:
         if held.get(key, dt.date.min) < until:
             held[key] = until
 
 
 def retrack(state: EngineState, subject: str) -> None:
-    """After a revocation: recompute what the subject holds."""
+    """After a revocation: recompute what the subject holds (revoked sanctions stay revoked,
+    so they leave the end of each kind's list for good)."""
     state.until.pop(subject, None)
-    for s in state.held.get(subject, ()):
-        if not s.revoked:
-            track_until(state, s)
+    for kind, of_kind in state.held.get(subject, {}).items():
+        while of_kind and of_kind[-1].revoked:
+            of_kind.pop()
+        if of_kind:
+            _extend(state, subject, kind, _last_day(of_kind[-1]))
