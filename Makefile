@@ -39,7 +39,8 @@ screenshots: setup browser
 	SUDYA_UPDATE_SCREENSHOTS=1 $(UV) run --frozen pytest -q tests/e2e/test_layout.py -k screenshot
 
 bench: setup
-	$(UV) run --frozen python bench/replay.py
+	$(UV) run --frozen python bench/replay.py --rss
+	$(UV) run --frozen python bench/cli_replay.py
 	$(UV) run --frozen python bench/record.py
 	$(UV) run --frozen python -P bench/http.py
 

@@ -1,137 +1,381 @@
-"""Replay throughput for a federation's season, as ratios to a baseline in the same process.
+"""Replay of a federation's season, for each bundled rulebook, as ratios measured in one run.
 
-Prints, for each rulebook, events per second over a long history and the ratio of the cost per
-event with a long history to the cost per event with a short one (≈1.0 means the work per
-event does not grow with the history), plus the ratio to a baseline: the same events with the
-history thrown away every 1,000 events.
+For berserk, clan-championship and team-wargame a season is generated (infractions, ends of
+matches, results, corrections, appeals, the college's decisions, clans joining as others are
+disqualified for the series), then replayed through the engine: the first N events, then 3N.
+Printed per rulebook: the seconds for N and 3N events, their ratio (linear: at most 3.3), the
+3N events replayed with the history thrown away every 1,000 events as the baseline (full
+history / reset ≈ 1 means the work per event does not grow with the season), and the
+seconds for N events against the goal (2 s for 100,000 on a 2-core machine). `--rss` also
+replays 1,000,000 events in a fresh process and reports its peak resident memory.
 
-    python bench/replay.py [--events 100000]
+Each figure's last line reads `NAME: X (goal Y)`.
+
+    python bench/replay.py [--events 100000] [--books berserk,clan-championship,team-wargame]
+                           [--rss [--rss-events 1000000]]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime as dt
 import itertools
 import random
+import resource
+import subprocess
+import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from sudya.bulk import paused_gc
 from sudya.engine.core import RulesEngine
-from sudya.engine.model import EndOfMatch, Event, NewTournament, Offence, Roster, Tournament
+from sudya.engine.model import (
+    Appeal,
+    Correction,
+    Decision,
+    EndOfMatch,
+    Event,
+    NewTournament,
+    Offence,
+    Result,
+    Roster,
+    RosterChange,
+    Ruling,
+    Tournament,
+)
 from sudya.errors import RuleError
 from sudya.rulebooks import loader
 
 START = dt.date(2026, 1, 10)
+PER_TOURNAMENT = 2000  # events of one tournament; a tournament a week
 
 
-def berserk_season(rng: random.Random) -> tuple[Roster, Tournament, Iterator[Event]]:
-    book = loader.load("berserk")
-    players = [f"p{i}" for i in range(2000)]
-    simple = [i.id for i in book.infractions
-              if not i.id.startswith(("deck.", "conduct.severe", "cheating", "conduct.random"))
-              and not i.details]
+class Season:
+    """A season's events, told what the engine refused and ruled so it stays plausible.
 
-    def events() -> Iterator[Event]:
+    A real season's history holds no refused event (the ledger never stores one), so the
+    generator hears of each refusal (`refused`) and of each ruling (`ruled`): a clan
+    disqualified for the series is replaced by a new clan joining, and the college decides
+    some of the pending rulings a while after they were made.
+    """
+
+    book_id = ""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.book = loader.load(self.book_id)
+        self.recent: deque[str] = deque(maxlen=500)  # offences one may correct or appeal
+        self.due: deque[Event] = deque()  # events to yield next (roster changes, decisions)
+        self.later: deque[tuple[int, Event]] = deque()  # (at k, event)
+        self.k = 0
+        self.corrections = True  # a scenario file has no corrections (bench/cli_replay.py)
+
+    def roster(self) -> Roster:
+        raise NotImplementedError
+
+    def tournament(self) -> Tournament:
+        raise NotImplementedError
+
+    def offence(self, k: int) -> Event:
+        raise NotImplementedError
+
+    def other(self, k: int) -> Event | None:
+        """A match's end, a result…: the rulebook's events other than infractions."""
+        return None
+
+    def events(self) -> Iterator[Event]:
         day = START
-        for k in itertools.count():
-            if k and k % 2000 == 0:
+        for k in itertools.count(1):
+            self.k = k
+            while self.later and self.later[0][0] <= k:
+                self.due.append(self.later.popleft()[1])
+            while self.due:
+                yield self.due.popleft()
+            if k % PER_TOURNAMENT == 0:
                 day += dt.timedelta(days=7)
                 yield NewTournament(id=f"t{k}", date=day)
-            elif k % 97 == 0:
-                yield EndOfMatch(id=f"m{k}", round=k % 9)
+                continue
+            roll = self.rng.random()
+            if roll < 0.004 and self.recent and self.corrections:
+                yield Correction(id=f"c{k}", of=self.rng.choice(self.recent))
+            elif roll < 0.008 and self.recent:
+                yield Appeal(id=f"a{k}", of=self.rng.choice(self.recent),
+                             outcome=self.rng.choice(("upheld", "overturned")))
             else:
-                yield Offence(id=f"e{k}", infraction=rng.choice(simple),
-                              offender=rng.choice(players), round=k % 9)
+                ev = self.other(k) or self.offence(k)
+                if isinstance(ev, Offence):
+                    self.recent.append(ev.id)
+                yield ev
 
-    return Roster(players=players), Tournament(0, START, "professional", {}), events()
+    def refused(self, ev: Event, exc: RuleError) -> None:
+        pass
+
+    def ruled(self, ev: Event, rulings: list[Ruling]) -> None:
+        pass
 
 
-def clan_season(rng: random.Random) -> tuple[Roster, Tournament, Iterator[Event]]:
-    # a federation's season: 3,000 clans of 10; a clan disqualified by accumulation stays out
-    # for the rest of the series (regulations.md §4 E7), so its later reports are refused
-    players = [f"c{i}" for i in range(30_000)]
-    teams = {f"clan{i}": players[i * 10:(i + 1) * 10] for i in range(3000)}
-    kinds = ["elixirs.forbidden-combat", "interference", "fight.unauthorised-start",
-             "invisibility", "hoops", "attack.undeclared-on-participant"]
+class Berserk(Season):
+    book_id = "berserk"
 
-    def events() -> Iterator[Event]:
-        day = START
-        for k in itertools.count():
-            if k and k % 2000 == 0:
-                day += dt.timedelta(days=7)
-                yield NewTournament(id=f"t{k}", date=day)
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.players = [f"p{i}" for i in range(2000)]
+        self.simple = [i.id for i in self.book.infractions
+                       if not i.id.startswith(("deck.", "conduct.severe", "cheating",
+                                               "conduct.random")) and not i.details]
+
+    def roster(self) -> Roster:
+        return Roster(players=list(self.players))
+
+    def tournament(self) -> Tournament:
+        return Tournament(0, START, "professional", {})
+
+    def other(self, k: int) -> Event | None:
+        if k % 97 == 0:
+            return EndOfMatch(id=f"m{k}", round=k % 9)
+        if k % 97 == 50:  # one table's match ends
+            return EndOfMatch(id=f"m{k}", round=k % 9,
+                              players=tuple(self.rng.sample(self.players, 2)))
+        if k % 5 == 0:
+            a, b = self.rng.sample(self.players, 2)
+            return Result(id=f"r{k}", players=(a, b), score=(self.rng.randint(0, 2), 0),
+                          round=k % 9)
+        return None
+
+    def offence(self, k: int) -> Event:
+        return Offence(id=f"e{k}", infraction=self.rng.choice(self.simple),
+                       offender=self.rng.choice(self.players), round=k % 9)
+
+
+class Clans(Season):
+    """3,000 clans of 10 fighters; a clan or fighter disqualified for the series stays out
+    (regulations.md §4 E7), and a new clan joins in its place."""
+
+    book_id = "clan-championship"
+    KINDS = ("elixirs.forbidden-combat", "interference", "fight.unauthorised-start",
+             "invisibility", "hoops", "attack.undeclared-on-participant")
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.clans = 0
+        self.teams: dict[str, list[str]] = {}
+        self.fighters: list[str] = []
+        self.where: dict[str, int] = {}
+        for _ in range(3000):
+            self._clan()
+        self.first = copy.deepcopy(self.teams)
+
+    def _clan(self) -> tuple[str, list[str]]:
+        name = f"clan{self.clans}"
+        members = [f"c{self.clans}.{j}" for j in range(10)]
+        self.clans += 1
+        self.teams[name] = members
+        for m in members:
+            self.where[m] = len(self.fighters)
+            self.fighters.append(m)
+        return name, members
+
+    def _retire(self, fighter: str) -> None:
+        i = self.where.pop(fighter, None)
+        if i is None:
+            return
+        last = self.fighters.pop()
+        if last != fighter:
+            self.fighters[i] = last
+            self.where[last] = i
+
+    def roster(self) -> Roster:
+        teams = copy.deepcopy(self.first)
+        return Roster(players=[m for ms in teams.values() for m in ms], teams=teams)
+
+    def tournament(self) -> Tournament:
+        return Tournament(0, START, None, {})
+
+    def offence(self, k: int) -> Event:
+        inf = self.rng.choice(self.KINDS)
+        details: dict[str, Any] = ({"level": self.rng.randint(1, 20), "attacks": 1}
+                                   if inf.startswith("attack") else {})
+        return Offence(id=f"e{k}", infraction=inf, offender=self.rng.choice(self.fighters),
+                       details=details)
+
+    def other(self, k: int) -> Event | None:
+        if k % 4 == 0:
+            a, b = self.rng.sample(self.fighters, 2)
+            return Result(id=f"r{k}", players=(a, b), score=(1, 0), round=k % 9)
+        return None
+
+    def refused(self, ev: Event, exc: RuleError) -> None:
+        if exc.code == "team.disqualified-for-series":
+            team = exc.params["team"]
+            for m in self.teams.get(team, ()):
+                self._retire(m)
+            name, members = self._clan()
+            self.due.append(RosterChange(id=f"j{self.k}", players=tuple(members),
+                                         teams={name: members}))
+        elif exc.code == "subject.disqualified-for-series":
+            self._retire(exc.params["subject"])
+
+    def ruled(self, ev: Event, rulings: list[Ruling]) -> None:
+        # the college decides half of the aggravated rulings 200 events later: one rank
+        # stricter than the table's, never a disqualification
+        for r in rulings:
+            if not (r.aggravated and r.pending) or self.rng.random() < 0.5:
                 continue
-            inf = rng.choice(kinds)
-            details = ({"level": rng.randint(1, 20), "attacks": 1} if inf.startswith("attack")
-                       else {})
-            yield Offence(id=f"e{k}", infraction=inf, offender=rng.choice(players),
-                          details=details)
-
-    return Roster(players=players, teams=teams), Tournament(0, START, None, {}), events()
-
-
-def run(book_id: str, roster: Roster, t0: Tournament, events: list[Event],
-        window: int | None = None) -> float:
-    """Seconds to rule on every event; with `window`, the history restarts every N events."""
-    book = loader.load(book_id)
-    engine = RulesEngine(book, roster, t0)
-    start = time.perf_counter()
-    with paused_gc():  # as sudya.replay and the ledger replay
-        for i, ev in enumerate(events):
-            if window and i % window == 0:
-                engine = RulesEngine(book, roster, engine.t)
-            try:
-                engine.apply(ev)
-            except RuleError:  # a short history disqualifies at other moments than the full
-                continue
-    return time.perf_counter() - start
+            top = max((s.rank for s in r.offered or () if hasattr(s, "rank")), default=0)
+            kind = next((k for k in self.book.sanctions if k.rank > top and not k.status
+                         and k.amount != "required"), None)
+            if kind is not None:
+                self.later.append((self.k + 200, Decision(
+                    id=f"d{self.k}.{r.seq}", of=r.event, sanctions=[{"kind": kind.id}])))
 
 
-def admissible(book_id: str, roster: Roster, t0: Tournament, events: Iterator[Event],
-               n: int) -> tuple[list[Event], int]:
-    """The first `n` events a ledger would have stored, and how many were refused: an event
-    the engine refuses (an infraction of a fighter or clan disqualified for the rest of the
-    series, regulations.md §4 E7) is never stored, so no history holds it. Untimed."""
-    engine = RulesEngine(loader.load(book_id), roster, t0)
+class Wargame(Season):
+    """Teams of 5 players; warnings and cards per team (conversions), results every game."""
+
+    book_id = "team-wargame"
+    KINDS = ("disruptive-behaviour", "petty-cheating", "third-party-help", "time-wasting",
+             "time-wasting", "serious-cheating", "red-list-model", "intoxication",
+             "frivolous-appeal")
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.teams = {f"team{i}": [f"w{i}.{j}" for j in range(5)] for i in range(400)}
+        self.players = [m for ms in self.teams.values() for m in ms]
+
+    def roster(self) -> Roster:
+        return Roster(players=list(self.players), teams=copy.deepcopy(self.teams))
+
+    def tournament(self) -> Tournament:
+        return Tournament(0, START, None, {})
+
+    def other(self, k: int) -> Event | None:
+        if k % 3 == 0:
+            a, b = self.rng.sample(self.players, 2)
+            x = self.rng.randint(0, 20)
+            return Result(id=f"r{k}", players=(a, b), score=(x, 20 - x), round=k % 5)
+        return None
+
+    def offence(self, k: int) -> Event:
+        inf = self.rng.choice(self.KINDS)
+        if inf == "intoxication" and self.rng.random() < 0.9:
+            inf = "petty-cheating"  # rare: the player leaves the tournament
+        choice: Any = None
+        if inf == "serious-cheating":
+            choice = self.rng.choice(("min", "max", {"points": -15}))
+        elif inf == "frivolous-appeal":
+            choice = self.rng.choice(("warning", "yellow-card"))
+        return Offence(id=f"e{k}", infraction=inf, offender=self.rng.choice(self.players),
+                       round=k % 5, choice=choice)
+
+
+SEASONS: dict[str, Callable[[int], Season]] = {
+    "berserk": Berserk, "clan-championship": Clans, "team-wargame": Wargame}
+
+
+def admissible(season: Season, n: int) -> tuple[list[Event], int]:
+    """The first `n` events a ledger would have stored, and how many were refused (a
+    refused event is never stored, so no history holds it). Untimed."""
+    engine = RulesEngine(season.book, season.roster(), season.tournament())
     kept: list[Event] = []
     refused = 0
     with paused_gc():
-        for ev in events:
+        for ev in season.events():
             if len(kept) == n:
                 break
             try:
-                engine.apply(ev)
-            except RuleError:
+                made = engine.apply(ev)
+            except RuleError as exc:
                 refused += 1
+                season.refused(ev, exc)
                 continue
+            season.ruled(ev, made)
             kept.append(ev)
     return kept, refused
 
 
-def chunks(events: list[Event], size: int) -> Iterator[list[Event]]:
-    for i in range(0, len(events), size):
-        yield events[i:i + size]
+def run(season: Season, events: list[Event], window: int | None = None) -> float:
+    """Seconds to rule on every event; with `window`, the history restarts every N events."""
+    engine = RulesEngine(season.book, season.roster(), season.tournament())
+    start = time.perf_counter()
+    with paused_gc():  # as sudya.replay and the ledger replay
+        for i, ev in enumerate(events):
+            if window and i % window == 0:
+                engine = RulesEngine(season.book, engine.roster, engine.t)
+            try:
+                engine.apply(ev)
+            except RuleError:  # a short history refuses at other moments than the full
+                continue
+    return time.perf_counter() - start
+
+
+def rss_child(book_id: str, n: int) -> None:
+    """In a fresh process: replay `n` events of a season as they are made; print the peak
+    resident memory (MB) and the seconds."""
+    season = SEASONS[book_id](20261130)
+    engine = RulesEngine(season.book, season.roster(), season.tournament())
+    kept = 0
+    start = time.perf_counter()
+    with paused_gc():
+        for ev in season.events():
+            if kept == n:
+                break
+            try:
+                made = engine.apply(ev)
+            except RuleError as exc:
+                season.refused(ev, exc)
+                continue
+            season.ruled(ev, made)
+            kept += 1
+    took = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{peak:.0f} {took:.2f} {len(engine.rulings)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--books", default=",".join(SEASONS))
+    parser.add_argument("--rss", action="store_true",
+                        help="also replay --rss-events in a fresh process: peak memory")
+    parser.add_argument("--rss-events", type=int, default=1_000_000)
+    parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    rng = random.Random(20261130)
-    seasons: dict[str, Callable[[random.Random], tuple[Roster, Tournament, Iterator[Event]]]]
-    seasons = {"berserk": berserk_season, "clan-championship": clan_season}
-    for book_id, make in seasons.items():
-        roster, t0, stream = make(rng)
-        events, refused = admissible(book_id, roster, t0, stream, args.events)
-        baseline = run(book_id, roster, t0, events, window=1000)
-        full = run(book_id, roster, t0, events)
-        per_event = full / len(events) * 1e6
-        print(f"{book_id}: {len(events)} events in {full:.2f} s "
-              f"({len(events) / full:,.0f} events/s, {per_event:.1f} µs/event); "
-              f"full history / history reset every 1,000 events = {full / baseline:.2f}"
-              f" ({refused:,} reports refused while the season was made)")
+    if args.rss_child:
+        rss_child(args.rss_child, args.rss_events)
+        return
+    n = args.events
+    goal_s = 2.0 * n / 100_000
+    worst_growth = worst_reset = worst_time = 0.0
+    for book_id in args.books.split(","):
+        season = SEASONS[book_id](20261130)
+        events, refused = admissible(season, 3 * n)
+        short = run(season, events[:n])
+        full = run(season, events)
+        reset = run(season, events, window=1000)
+        growth, vs_reset = full / short, full / reset
+        worst_growth = max(worst_growth, growth)
+        worst_reset = max(worst_reset, vs_reset)
+        worst_time = max(worst_time, short / goal_s)
+        print(f"{book_id}: {n:,} events {short:.2f} s ({short / n * 1e6:.1f} µs/event), "
+              f"{3 * n:,} events {full:.2f} s: 3× the events = {growth:.2f}× the time; "
+              f"full history / history reset every 1,000 = {vs_reset:.2f}; "
+              f"{n:,} events / {goal_s:g} s goal = {short / goal_s:.2f} "
+              f"({refused:,} reports refused while the season was made)", flush=True)
+        if args.rss:
+            child = subprocess.run(
+                [sys.executable, __file__, "--rss-child", book_id,
+                 "--rss-events", str(args.rss_events)],
+                check=True, capture_output=True, text=True)
+            peak, took, rulings = child.stdout.split()
+            print(f"{book_id}: {args.rss_events:,} events in {float(took):.1f} s, "
+                  f"{int(rulings):,} rulings, peak RSS {peak} MB", flush=True)
+            print(f"replay-rss-{book_id}-mb: {peak} (goal 1024)", flush=True)
+    print(f"replay-3x-events-time-ratio: {worst_growth:.2f} (goal 3.3)")
+    print(f"replay-full-over-reset: {worst_reset:.2f} (goal 1.1)")
+    print(f"replay-time-over-goal: {worst_time:.2f} (goal 1.0)")
 
 
 if __name__ == "__main__":

@@ -78,6 +78,8 @@ class Replay:
         assert isinstance(first, commands.NewTournament)
         self.tournament = Tournament(index=0, date=first.date, level=first.level,
                                      settings=dict(first.settings or {}))
+        # the players the file names, as a set: a season's roster is long (commands.known)
+        self.entered = set(self.roster.players)
         raw_events = scenario.get("events", [])
         if not isinstance(raw_events, list):
             raise ScenarioError("value.wrong-type", field="events", type="list")
@@ -91,11 +93,12 @@ class Replay:
         if len(set(cmd.players)) != len(cmd.players):
             dup = next(p for p, n in Counter(cmd.players).items() if n > 1)
             raise CommandError("players.twice", field="players", player=dup)
+        named = set(cmd.players)  # a season's roster is long: never a list scan per member
         for team, members in cmd.teams.items():
-            if team in cmd.players:
+            if team in named:
                 raise CommandError("handle.is-player", field=f"teams.{team}", handle=team)
             for member in members:
-                if member not in cmd.players:
+                if member not in named:
                     raise CommandError("player.unknown", field=f"teams.{team}", player=member)
         for jid, judge in cmd.judges.items():
             if judge.role not in self.book.roles:
@@ -136,7 +139,7 @@ class Replay:
                 raw = {**raw, "choice": item["choice"]}
         cmd = commands.decode(LEDGER_KIND.get(kind, kind), raw, prefix)
         commands.fits(cmd, self.book, prefix)
-        commands.known(cmd, self.roster)
+        commands.known(cmd, self.roster, self.entered)
         return cmd.event(eid)  # type: ignore[attr-defined,no-any-return]
 
     def run(self) -> tuple[RulesEngine, list[Ruling]]:
@@ -181,3 +184,15 @@ def replay(scenario: dict[str, Any]) -> dict[str, Any]:
     prepared = Replay(plain(scenario))
     engine, rulings = prepared.run()
     return result_json(engine.book, engine.roster, rulings, engine.results)
+
+
+def replay_json_text(scenario: dict[str, Any], *, checked: bool = False) -> Iterator[bytes]:
+    """Replay a scenario and return its result as JSON text in pieces (what `sudya replay`
+    prints: `json.dumps(replay(scenario), ensure_ascii=False, indent=2)` and a newline).
+
+    The replay runs before this returns, so a refused scenario raises ScenarioError before
+    a byte is written; the output is then made as it is written. `checked`: the scenario is
+    plain data already (sudya.scenario_file.load_scenario_file's), not to be read again."""
+    prepared = Replay(scenario if checked else plain(scenario))
+    engine, rulings = prepared.run()
+    return views.replay_json_chunks(engine.book, engine.roster, rulings, engine.results)

@@ -32,6 +32,7 @@ MAX_INTEGER = 2**63 - 1  # what a database integer column holds; larger is a typ
 # JSON none; an escaped NUL would still break PostgreSQL text columns
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 SURROGATE = re.compile(r"[\ud800-\udfff]")
+BAD_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")  # either of the two
 
 
 def load_scenario_file(path: str | Path) -> dict[str, Any]:
@@ -106,29 +107,37 @@ class _Plain:
         return PlainDataError(problem, where=where, loc=loc)
 
     def value(self, value: Any, loc: list[str | int]) -> Any:
+        # `loc` is the path to `value`, kept as a stack (pushed and popped around each item,
+        # copied only when refusing): a season's file holds millions of values
         if len(loc) > MAX_DEPTH:
             raise self.refuse(loc, f"nested too deeply (at most {MAX_DEPTH} levels)")
+        kind = type(value)
+        # the plain types themselves (what JSON gives) carry no tag: checked at once
+        if kind is str:
+            return value if BAD_TEXT.search(value) is None else self.text(value, loc)
+        if kind is int:
+            return value if -MAX_INTEGER <= value <= MAX_INTEGER else self.number(value, loc)
+        if kind is dict:
+            return self.mapping(value, loc)
+        if kind is list:
+            return self.sequence(value, loc)
+        if value is None or kind is bool:
+            return value
         tag = _tag(value)
         if tag == "!!str" and isinstance(getattr(value, "value", None), str):
             return self.text(value.value, loc)  # `!!str 2026-03-01`: a text, not a date
         if tag is not None:
             raise self.refuse(loc, f"the tag {tag} is not allowed")
         if isinstance(value, dict):
-            out: dict[str, Any] = {}
-            for key, item in value.items():
-                text = self.key(key, loc)
-                out[text] = self.value(item, [*loc, text])
-            return out
+            return self.mapping(value, loc)
         if isinstance(value, list | tuple):  # tuples: from Python callers of sudya.replay
-            return [self.value(item, [*loc, n]) for n, item in enumerate(value)]
-        if value is None or isinstance(value, bool):
+            return self.sequence(value, loc)
+        if isinstance(value, bool):
             return value
         if isinstance(value, ScalarBoolean):  # ruamel's boolean with an anchor: an int
             return bool(value)
         if isinstance(value, int):
-            if abs(value) > MAX_INTEGER:
-                raise self.refuse(loc, f"numbers must lie within ±{MAX_INTEGER:,}")
-            return int(value)
+            return self.number(value, loc)
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise self.refuse(loc, f"numbers must be finite, not {value}")
@@ -138,6 +147,29 @@ class _Plain:
         if isinstance(value, dt.date):  # YAML dates and timestamps; datetime is a date
             return value
         raise self.refuse(loc, _kind(value))
+
+    def mapping(self, value: Any, loc: list[str | int]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            text = key if type(key) is str and BAD_TEXT.search(key) is None \
+                else self.key(key, loc)
+            loc.append(text)
+            out[text] = self.value(item, loc)
+            loc.pop()
+        return out
+
+    def sequence(self, value: Any, loc: list[str | int]) -> list[Any]:
+        out = []
+        for n, item in enumerate(value):
+            loc.append(n)
+            out.append(self.value(item, loc))
+            loc.pop()
+        return out
+
+    def number(self, value: int, loc: list[str | int]) -> int:
+        if abs(value) > MAX_INTEGER:
+            raise self.refuse(loc, f"numbers must lie within ±{MAX_INTEGER:,}")
+        return int(value)
 
     def key(self, key: Any, loc: list[str | int]) -> str:
         if isinstance(key, str):

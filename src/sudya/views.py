@@ -10,9 +10,10 @@ absent from the JSON (`model_dump(exclude_unset=True)`), exactly as the contract
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from sudya.engine.model import (
@@ -243,6 +244,22 @@ class StandingsView(View):
     teams: dict[str, StandingRow]
 
 
+class StandingsPageView(StandingsView):
+    """One page of the players' table (in table order, with their places in the whole
+    table), every team; `total` players are listed (those found, with `q`), `pages` pages of
+    `limit`, this is `page`; the page's first line is line `offset` + 1."""
+
+    total: int
+    page: int
+    limit: int
+    pages: int
+    offset: int
+    q: str = ""
+    columns: list[str] = Field(default_factory=list, description="The keys of a player's "
+                               "line, in the order the scoring gives them.")
+    team_columns: list[str] = Field(default_factory=list, description="A team's, likewise.")
+
+
 class RulebookRef(View):
     id: str
     edition: str
@@ -330,6 +347,42 @@ def replay_json(book: Rulebook, roster: Roster, rulings: list[Ruling],
     if table is not None:
         out["standings"] = table
     return out
+
+
+JSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+
+
+def _nested(value: Any, depth: int) -> bytes:
+    """`value` as indented JSON, to be written `depth` levels deep (json.dumps' indent=2)."""
+    text = orjson.dumps(value, option=JSON_OPTIONS)
+    return text.replace(b"\n", b"\n" + b"  " * depth) if depth else text
+
+
+def replay_json_chunks(book: Rulebook, roster: Roster, rulings: list[Ruling],
+                       results: list[tuple[Result, int]], batch: int = 500
+                       ) -> Iterator[bytes]:
+    """The replay result as JSON text, in pieces: the bytes `json.dumps(replay_json(...),
+    ensure_ascii=False, indent=2)` would give, one batch of rulings at a time, so a season's
+    output is never held whole (neither as dicts nor as text)."""
+    from sudya.standings import standings
+
+    with_validity = book.validity is not None
+    texts: dict[int, str] = {}
+    yield b'{\n  "rulebook": ' + _nested({"id": book.id, "edition": book.edition}, 1)
+    if not rulings:
+        yield b',\n  "rulings": []'
+    else:
+        yield b',\n  "rulings": ['
+        for start in range(0, len(rulings), batch):
+            part = rulings[start:start + batch]
+            yield (b"," if start else b"") + b",".join(
+                b"\n    " + _nested(ruling_json(r, with_validity, texts), 2) for r in part)
+        yield b"\n  ]"
+    yield b',\n  "subjects": ' + _nested(subjects_json(book, roster, rulings), 1)
+    table = standings(book, roster, rulings, results)
+    if table is not None:
+        yield b',\n  "standings": ' + _nested(table, 1)
+    yield b"\n}\n"
 
 
 class RecordSanctionView(View):

@@ -69,7 +69,7 @@ def replay(
     from sudya.scenario import replay_json_text
     from sudya.scenario_file import load_scenario_file
 
-    chunks = replay_json_text(load_scenario_file(file))
+    chunks = replay_json_text(load_scenario_file(file), checked=True)
     sys.stdout.flush()
     stream = sys.stdout.buffer
     for chunk in chunks:  # written as it is made: a season's output is never held whole

@@ -1,0 +1,116 @@
+"""`sudya replay` end to end against the engine alone, as a ratio measured in one run.
+
+A season of each rulebook (bench/replay.py's, without corrections: a scenario file has none)
+is written as a scenario JSON file; the engine alone replays the prepared events
+(`sudya.scenario.Replay.run`), then `sudya replay FILE > /dev/null` runs in a fresh process:
+reading and checking the file, deciding every event through the one decoder, the replay, and
+the JSON output. Goal: end to end at most 2× the engine's time.
+
+    python bench/cli_replay.py [--events 100000] [--books berserk,clan-championship,team-wargame]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+from replay import SEASONS, admissible
+
+from sudya.engine.model import (
+    Appeal,
+    Decision,
+    EndOfMatch,
+    Event,
+    NewTournament,
+    Offence,
+    Result,
+    RosterChange,
+)
+from sudya.scenario import Replay
+from sudya.scenario_file import load_scenario_file
+
+
+def scenario_event(ev: Event, teams: set[str]) -> dict[str, Any]:
+    """One engine event as a scenario file writes it (../shared/spec/scenarios.md)."""
+    if isinstance(ev, Offence):
+        out: dict[str, Any] = {"id": ev.id, "infraction": ev.infraction,
+                               "team" if ev.offender in teams else "player": ev.offender}
+        if ev.round is not None:
+            out["round"] = ev.round
+        if ev.details:
+            out["details"] = ev.details
+        if ev.choice is not None:
+            out["choice"] = ev.choice
+        return out
+    if isinstance(ev, EndOfMatch):
+        body: dict[str, Any] = {"round": ev.round}
+        if ev.players is not None:
+            body["players"] = list(ev.players)
+        return {"id": ev.id, "end-of-match": body}
+    if isinstance(ev, NewTournament):
+        return {"id": ev.id, "tournament": {"date": ev.date.isoformat()}}
+    if isinstance(ev, Result):
+        return {"id": ev.id, "result": {"round": ev.round, "players": list(ev.players),
+                                        "score": f"{ev.score[0]}-{ev.score[1]}"}}
+    if isinstance(ev, Appeal):
+        return {"id": ev.id, "appeal": {"of": ev.of, "outcome": ev.outcome}}
+    if isinstance(ev, Decision):
+        return {"id": ev.id, "decision": {"of": ev.of, "sanctions": ev.sanctions}}
+    if isinstance(ev, RosterChange):
+        return {"id": ev.id, "roster": {"players": list(ev.players), "teams": ev.teams}}
+    raise TypeError(type(ev).__name__)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--books", default=",".join(SEASONS))
+    args = parser.parse_args()
+    sudya = Path(sys.executable).with_name("sudya")
+    worst = 0.0
+    for book_id in args.books.split(","):
+        season = SEASONS[book_id](20261130)
+        season.corrections = False
+        events, _ = admissible(season, args.events)
+        # people who join during the season are in the file's roster from the start (a
+        # scenario's `roster` event adds people the engine knows, not the file's checks)
+        roster, t0 = season.roster(), season.tournament()
+        for ev in events:
+            if isinstance(ev, RosterChange):
+                roster.players += [p for p in ev.players if p not in roster.team_of]
+                roster.teams.update(ev.teams)
+        events = [ev for ev in events if not isinstance(ev, RosterChange)]
+        scenario = {"rulebook": book_id, "date": t0.date.isoformat(), "players": roster.players,
+                    "teams": roster.teams, "events": [scenario_event(e, set(roster.teams))
+                                                      for e in events]}
+        if t0.level is not None:
+            scenario["level"] = t0.level
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / f"{book_id}.json"
+            path.write_bytes(orjson.dumps(scenario))
+            size = path.stat().st_size
+            prepared = Replay(load_scenario_file(path))
+            start = time.perf_counter()
+            prepared.run()
+            engine = time.perf_counter() - start
+            del prepared
+            start = time.perf_counter()
+            with open(os.devnull, "wb") as sink:
+                subprocess.run([str(sudya), "replay", str(path)], stdout=sink, check=True)
+            whole = time.perf_counter() - start
+        worst = max(worst, whole / engine)
+        print(f"{book_id}: {len(events):,} events ({size / 1e6:.1f} MB of JSON): engine "
+              f"{engine:.2f} s, sudya replay end to end {whole:.2f} s = "
+              f"{whole / engine:.2f}× the engine", flush=True)
+    print(f"cli-replay-over-engine: {worst:.2f} (goal 2.0)")
+
+
+if __name__ == "__main__":
+    main()
