@@ -36,7 +36,7 @@ def earlier(state: EngineState, inf: Infraction, subject: str, day: dt.date,
     if history and len(found) < len(history) and state.book.repeats.scope == "validity":
         # what can no longer count from this tournament on leaves the index, so the work
         # per event does not grow with a long season
-        history[:] = [r for r in history if may_count_from(r, state.t.date)]
+        history[:] = [r for r in history if may_count_from(state, r, state.t.date)]
     names["earlier_count"] = len(found)
     for name in inf.sums:
         names[f"earlier_{name}"] = sum(
@@ -96,11 +96,12 @@ def counts(state: EngineState, ruling: Ruling, day: dt.date) -> bool:
     return True
 
 
-def may_count_from(ruling: Ruling, day: dt.date) -> bool:
+def may_count_from(state: EngineState, ruling: Ruling, day: dt.date) -> bool:
     """Whether an earlier ruling can still count as an offence on `day` or later."""
     if ruling.revoked:
         return False
-    if ruling.pending:
-        return True
+    if ruling.pending:  # counted while its window from its tournament lasts (counts)
+        start = state.tournament_dates[ruling.tournament]
+        return validity.window(state, start, ruling.details) >= day
     return any(not s.revoked and (s.valid_until is None or s.valid_until >= day)
                for s in ruling.sanctions)
