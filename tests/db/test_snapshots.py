@@ -6,10 +6,9 @@ Every test restarts as a server does: a new Ledger over the same database, nothi
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 import sqlalchemy as sa
+from fastapi.testclient import TestClient
 from ledger_testkit import SLOW
 from sqlalchemy import select
 
@@ -19,6 +18,8 @@ from sudya.services import snapshots
 from sudya.services.common import SeriesRef
 from sudya.services.demo import build_into
 from sudya.services.ledger import Ledger
+from sudya.settings import Settings
+from sudya.web.app import create_app
 
 KEY = b"k" * 32
 
@@ -97,22 +98,22 @@ def test_a_snapshot_signed_with_another_key_is_never_unpickled(
     assert restarted.projection.last_replayed == _events(restarted, sid)
 
 
-def test_a_long_rebuild_is_stored_for_the_next_restart(
-        db_engine: sa.Engine, berserk: tuple[int, int], monkeypatch: pytest.MonkeyPatch
-        ) -> None:
+def test_the_server_stores_its_engines_when_it_stops(
+        db_url: str, db_engine: sa.Engine, berserk: tuple[int, int]) -> None:
+    """The web app's shutdown stores a snapshot of each engine it holds; the next server
+    starts from it."""
     sid, tid = berserk
-    _record_some(Ledger(db_engine), tid)
-    monkeypatch.setattr(snapshots, "SNAPSHOT_AFTER", 3)
-    restarted = Ledger(db_engine, snapshot_key=KEY)
-    restarted.record(tournament=tid, infraction=SLOW, player="bob", round=2)  # a cold build
-    for thread in threading.enumerate():
-        if thread.name.startswith("snapshot-"):
-            thread.join(30)
+    settings = Settings(database_url=db_url, secret="a server's secret")
+    with TestClient(create_app(settings, engine=db_engine)) as client:
+        _record_some(client.app.state.ledger, tid)  # type: ignore[attr-defined]
+        with db_engine.connect() as conn:
+            assert snapshots.stored_seq(conn, sid) == 0
     with db_engine.connect() as conn:
-        assert snapshots.stored_seq(conn, sid) == _events(restarted, sid)
-    again = Ledger(db_engine, snapshot_key=KEY)
-    assert _preview(again, tid, "bob") == _preview(Ledger(db_engine), tid, "bob")
-    assert again.projection.last_replayed == 0
+        assert snapshots.stored_seq(conn, sid) == _events(Ledger(db_engine), sid)
+    with TestClient(create_app(settings, engine=db_engine)) as client:
+        again: Ledger = client.app.state.ledger  # type: ignore[attr-defined]
+        assert _preview(again, tid) == _preview(Ledger(db_engine), tid)
+        assert again.projection.last_replayed == 0
 
 
 def test_every_rulebook_restores_to_the_state_a_replay_builds(tmp_path: object) -> None:

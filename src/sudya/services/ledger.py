@@ -15,7 +15,6 @@ Reads (previews, pages) take neither: a preview copies the committed engine.
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -122,17 +121,12 @@ class Ledger:
         finally:
             if turn is not None:
                 turn.release()
-            if series_id is not None and series_id in self.projection.stale:
-                # a long rebuild: stored for the next restart, off this request's time
-                self.projection.stale.discard(series_id)
-                threading.Thread(target=self.save_snapshots, args=([series_id],),
-                                 daemon=True, name=f"snapshot-{series_id}").start()
 
     def save_snapshots(self, series_ids: list[int] | None = None) -> int:
         """Store the cached engine of each series (all cached ones: None) as its snapshot,
-        unless its stored one is as new; returns how many were stored. Each engine is
-        pickled holding its state lock (so it is one the database committed), then written
-        in a transaction of its own."""
+        unless its stored one is as new; returns how many were stored (the server does it
+        when it stops). Each engine is pickled holding its state lock (so it is one the
+        database committed), then written in a transaction of its own."""
         key = self.projection.snapshot_key
         if key is None:
             return 0

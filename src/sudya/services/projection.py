@@ -119,7 +119,6 @@ class Projection:
     def __init__(self, snapshot_key: bytes | None = None) -> None:
         self.snapshot_key = snapshot_key  # None: no snapshots (services.snapshots)
         self.last_replayed = 0  # events the last build replayed (a snapshot's tail, or all)
-        self.stale: set[int] = set()  # series whose build replayed enough to store anew
         self.states: dict[int, State] = {}
         self._locks: dict[int, SeriesLocks] = {}
         self._mutex = threading.Lock()  # guards self._locks only, never held while waiting
@@ -251,8 +250,6 @@ class Projection:
         if state is None:
             raise LedgerError("series.no-tournament", field="tournament")
         self.last_replayed = upto - since
-        if self.snapshot_key is not None and self.last_replayed >= snapshots.SNAPSHOT_AFTER:
-            self.stale.add(series.id)
         return state
 
     def _replay_all(self, series: SeriesRef, events: Iterable[StoredEvent]) -> State | None:
