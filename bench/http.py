@@ -388,6 +388,11 @@ def main() -> None:
     print(f"HTTP record, {kind}, {args.workers} worker(s), {args.requests} requests per "
           f"level, {args.players} players, {dt.date.today()}")
     report(levels, sudya, bare_levels, logged)
+    ratios = ", ".join(f"{a.rate / b.rate:.2f} at {n}" if b.rate else f"- at {n}"
+                       for n, a, b in zip(levels, sudya, bare_levels, strict=True))
+    errors = sum(len(a.errors) for a in sudya)
+    print(f"HTTP: {ratios} clients x the bare endpoint, {errors} errors "
+          "(goal 0.5 at 1 and 16, 0 errors)")
 
 
 if __name__ == "__main__":
