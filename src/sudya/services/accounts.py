@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
-from sqlalchemy import select, union
+from sqlalchemy import String, literal, select, union, union_all
 from sqlalchemy.orm import Session
 
 from sudya.db import models as m
@@ -227,19 +227,19 @@ def session_user(s: Session, token: str | None) -> UserView | None:
     """The user of a live (not expired, not revoked) session."""
     if not token:
         return None
-    found = s.execute(select(m.WebSession, m.User)
+    found = s.execute(select(m.WebSession.revoked_at, m.WebSession.expires_at, m.User.id,
+                             m.User.username, m.User.display_name, m.User.person_handle,
+                             m.User.lang)
                       .join(m.User, m.User.id == m.WebSession.user_id)
                       .where(m.WebSession.token_hash == _digest(token))).first()
-    if found is None:
+    if found is None or found.revoked_at is not None:
         return None
-    row, user = found
-    if row.revoked_at is not None:
-        return None
-    expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(
+    expires = found.expires_at if found.expires_at.tzinfo else found.expires_at.replace(
         tzinfo=dt.UTC)
     if expires < m.now():
         return None
-    return user_view(user)
+    return UserView(id=found.id, username=found.username, display_name=found.display_name,
+                    person_handle=found.person_handle, lang=found.lang)
 
 
 def revoke(s: Session, token: str | None = None, *, user_id: int | None = None) -> int:
@@ -315,15 +315,17 @@ def roles_in(s: Session, user: UserView | None, tournament: TournamentView,
     the tournament's rulebook, when the caller has it already)."""
     if user is None:
         return Roles(frozenset(), frozenset(), None, None)
-    names = set(s.scalars(select(m.Assignment.role).where(
-        m.Assignment.user_id == user.id, m.Assignment.tournament_id == tournament.id)))
-    staff = s.scalar(select(m.Staff).where(m.Staff.tournament_id == tournament.id,
-                                           m.Staff.handle == user.username))
-    book = book or loader.load(tournament.series.rulebook, tournament.edition)
+    # the assignments and the staff list's entry in one query (every request asks)
+    assigned = select(m.Assignment.role, literal(None, String).label("judge")).where(
+        m.Assignment.user_id == user.id, m.Assignment.tournament_id == tournament.id)
+    listed = select(m.Staff.role, m.Staff.handle.label("judge")).where(
+        m.Staff.tournament_id == tournament.id, m.Staff.handle == user.username)
+    names: set[str] = set()
     judge = None
-    if staff is not None:
-        names.add(staff.role)
-        judge = staff.handle
+    for role, handle in s.execute(union_all(assigned, listed)):
+        names.add(role)
+        judge = handle or judge
+    book = book or loader.load(tournament.series.rulebook, tournament.edition)
     may: set[str] = set()
     for name in names:
         role = book.roles.get(name)

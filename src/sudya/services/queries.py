@@ -200,9 +200,22 @@ def tournament_view(t: m.Tournament) -> TournamentView:
 
 def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
     """The tournament with this id; None for an unknown id (or one no database integer holds)."""
-    t = (s.get(m.Tournament, tournament, options=[joinedload(m.Tournament.series)])
-         if 0 < tournament <= BIGGEST_ID else None)
-    return None if t is None else tournament_view(t)
+    if not 0 < tournament <= BIGGEST_ID:
+        return None
+    # columns, not ORM rows: every request of a tournament's pages and API asks
+    row = s.execute(select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
+                           m.Tournament.edition, m.Tournament.level, m.Tournament.date,
+                           m.Tournament.settings, m.Series.id.label("series_id"),
+                           m.Series.name.label("series_name"), m.Series.rulebook)
+                    .join(m.Series, m.Series.id == m.Tournament.series_id)
+                    .where(m.Tournament.id == tournament)).first()
+    if row is None:
+        return None
+    return TournamentView(id=row.id, name=row.name, position=row.position,
+                          edition=row.edition, level=row.level, date=row.date,
+                          settings=dict(row.settings or {}),
+                          series=SeriesView(id=row.series_id, name=row.series_name,
+                                            rulebook=row.rulebook))
 
 
 def all_tournaments(s: Session) -> list[TournamentView]:
