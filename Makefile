@@ -43,6 +43,7 @@ bench: setup
 	$(UV) run --frozen python bench/cli_replay.py
 	$(UV) run --frozen python bench/record.py
 	$(UV) run --frozen python -P bench/http.py
+	$(UV) run --frozen python bench/coldstart.py
 
 docs: setup
 	$(UV) run --frozen python -m sudya.docs
