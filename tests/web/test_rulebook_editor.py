@@ -85,3 +85,25 @@ def test_a_failing_case_blocks_publishing(signed_in: Callable[[str], TestClient]
     r = c.post("/rulebooks/editor/publish", data={**data, "summary": "first",
                                                    "in_force_from": "2027-01-01"})
     assert r.status_code == 422 and "noise" in r.text.split('id="publish-reasons"')[1]
+
+
+def test_a_draft_that_passes_is_published_and_opens_again_in_the_editor(
+        signed_in: Callable[[str], TestClient]) -> None:
+    c, csrf = _editor(signed_in)
+    text = TINY.replace("id: tiny", "id: tiny-club")
+    case = CASE.replace("rulebook: tiny", "rulebook: tiny-club")
+    expected = c.post("/rulebooks/editor/cases", data={
+        "text": text, "csrf": csrf, "case_name": "noise", "case_scenario": case,
+        "case_expected": '{"rulings": []}'})
+    assert "rulings: expected 0, got 1" in expected.text
+    data = {"text": text, "csrf": csrf, "case_name": "noise", "case_scenario": case,
+            "case_expected": '{"rulings": [{"event": "e1", "subject": "ann", '
+                             '"infraction": "noise", "cause": "table", '
+                             '"sanctions": [{"kind": "caution"}]}], "subjects": {"ann": {}}}',
+            "summary": "Первая редакция", "in_force_from": "2027-01-01"}
+    r = c.post("/rulebooks/editor/publish", data=data)
+    assert r.status_code == 200, r.text
+    assert "Редакция 1 регламента tiny-club опубликована" in r.text
+    assert "tiny-club" in c.get("/rulebooks").text
+    page = c.get("/rulebooks/editor?from=tiny-club")
+    assert page.status_code == 200 and "Крошечный регламент" in page.text

@@ -11,7 +11,6 @@ case passes; a published edition is never changed, only followed by another.
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ from sudya.errors import SudyaError
 from sudya.rulebook_cases import DraftCase, Outcome, run_draft
 from sudya.rulebooks import drafts, loader
 from sudya.rulebooks.schema import Rulebook
+from sudya.services import rulebook_store
 from sudya.services.accounts import AuthError, manages_any
 from sudya.services.common import Actor
 from sudya.web import i18n
@@ -32,14 +32,6 @@ router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
 _ = i18n.gettext
 MAX_CASES = 50
-
-
-def _store() -> Any:
-    """services.rulebook_store: the stored editions and the publish service."""
-    try:
-        return importlib.import_module("sudya.services.rulebook_store")
-    except ImportError:  # pragma: no cover - the store not installed
-        return None
 
 
 def _editor(ctx: Ctx) -> None:
@@ -77,24 +69,12 @@ def _bundled_cases(rid: str) -> list[DraftCase]:
 
 
 def _current_text(ctx: Ctx, rid: str) -> str | None:
-    """The text of a rulebook's edition in force: the newest stored, else the bundled."""
-    store = _store()
-    if store is not None:
-        try:
-            stored = list(store.editions(ctx.session, rid))
-        except SudyaError:
-            stored = []
-        if stored:
-            last = stored[-1]
-            edition = getattr(last, "edition", None) or getattr(last, "id", None)
-            try:
-                return str(store.text_of(ctx.session, rid, edition))
-            except SudyaError:
-                pass
-    files = loader.edition_files(rid)
-    if files:
-        return files[max(files, key=int)].read_text("utf-8")
-    return None
+    """The text of a rulebook's newest edition: stored in the ledger, or the bundled file."""
+    try:
+        stored = rulebook_store.editions(ctx.session, rid)
+        return rulebook_store.text_of(ctx.session, rid, stored[-1].edition) if stored else None
+    except SudyaError:
+        return None
 
 
 async def _read(request: Request) -> tuple[FormData, Draft]:
@@ -261,22 +241,17 @@ async def publish(ctx: C, request: Request) -> Response:
         reasons.append(_("In force from: a date YYYY-MM-DD."))
     if not draft.summary:
         reasons.append(_("Say in a line what the edition changes."))
-    store = _store()
-    if store is None and not reasons:
-        reasons.append(_("Rulebooks cannot be published on this server yet."))
     if reasons:
         return _page(ctx, draft, status=422, outcomes=outcomes, refused=reasons)
     try:
-        view = store.publish(ctx.ledger, text=draft.text, in_force_from=in_force,
-                             summary=draft.summary, actor=Actor(name=user.username),
-                             cases=[{"name": c.name, "scenario": c.scenario,
-                                     "expected": c.expected, "refusal": c.refusal}
-                                    for c in draft.cases])
+        view = rulebook_store.publish(
+            ctx.ledger, text=draft.text, in_force_from=in_force, summary=draft.summary,
+            actor=Actor(name=user.username),
+            cases={c.name: (c.scenario, c.expected) for c in draft.cases})
     except SudyaError as exc:
         return _page(ctx, draft, status=422, outcomes=outcomes,
                      refused=[i18n.error(exc)])
     book = checked.book
     assert book is not None
-    edition = getattr(view, "edition", book.edition)
-    return ctx.render("rulebook_published.html", rid=book.id, edition=edition,
+    return ctx.render("rulebook_published.html", rid=book.id, edition=view.edition,
                       title=i18n.text(book.title))
