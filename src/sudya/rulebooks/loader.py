@@ -286,6 +286,16 @@ def register(rulebook_id: str, edition: str, text: str, sha256: str) -> None:
     _STORED.setdefault(rulebook_id, {})[edition] = (sha256, text)
 
 
+def keep_stored(present: set[tuple[str, str]]) -> None:
+    """Forget the registered editions not in `present` ((id, edition) pairs): the registry
+    says what the ledger holds (a test's database is dropped; another one is opened)."""
+    for rid in list(_STORED):
+        for number in [n for n in _STORED[rid] if (rid, n) not in present]:
+            del _STORED[rid][number]
+        if not _STORED[rid]:
+            del _STORED[rid]
+
+
 def stored_editions(rulebook_id: str) -> dict[str, str]:
     """Edition -> sha256 of the editions of a rulebook registered from the ledger."""
     return {n: sha for n, (sha, _text) in _STORED.get(rulebook_id, {}).items()}

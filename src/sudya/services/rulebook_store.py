@@ -63,10 +63,12 @@ def sha256(text: str) -> str:
 
 
 def sync(s: Session) -> None:
-    """Register with the loader every stored edition this process has not got yet (a small
-    read: ids, numbers and hashes; texts only of the new ones)."""
+    """Make the loader's registry what the ledger holds: every stored edition this process has
+    not got yet registered (a small read: ids, numbers and hashes; texts only of the new
+    ones), any other forgotten."""
     rows = s.execute(select(m.RulebookEdition.rulebook, m.RulebookEdition.edition,
                             m.RulebookEdition.sha256)).all()
+    loader.keep_stored({(row.rulebook, row.edition) for row in rows})
     for row in rows:
         if loader.stored_editions(row.rulebook).get(row.edition) == row.sha256:
             continue
