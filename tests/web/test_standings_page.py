@@ -38,3 +38,29 @@ def test_team_wargame_tables_are_ranked(client: TestClient) -> None:
                                                                 ("volki", "2")]
     assert [row[1] for row in table_rows(players)] == ["nina", "ivan", "olga", "petr"]
     assert [row["место"] for row in table_by_column(players).values()] == ["1", "2", "3", "4"]
+
+
+def test_a_large_table_comes_a_page_at_a_time(client: TestClient, ledger: Ledger) -> None:
+    # the demo's berserk tournament and 150 more players: 156 lines, 100 a page
+    with ledger.writing(tournament=1) as s:
+        for i in range(150):
+            ledger.add_player(tournament=1, handle=f"x{i:03}", actor=Actor(name="org"),
+                              session=s)
+    first = main_of(client.get("/t/1/standings").text)
+    lines = table_rows(first.one("table"))
+    assert len(lines) == 100 and lines[0][0] == "1" and lines[-1][0] == "100"
+    assert "Страница 1 из 2 · игроки 1–100 из 156" in first.text()
+    second = main_of(client.get("/t/1/standings?page=2").text)
+    lines = table_rows(second.one("table"))
+    assert len(lines) == 56 and (lines[0][0], lines[-1][0]) == ("101", "156")
+    # a player found by part of the name keeps their place in the whole table
+    whole = client.get("/api/v1/tournaments/1/standings?limit=1000").json()
+    found = main_of(client.get("/t/1/standings?q=Смирн").text)
+    assert [(row[0], row[1]) for row in table_rows(found.one("table"))] == [
+        (str(whole["players"]["alisa"]["place"]), "alisa")]
+    assert "Никого не нашлось." in main_of(client.get("/t/1/standings?q=нет-такого").text).text()
+    # the API's pages: the lines in table order, the count and the pages
+    page = client.get("/api/v1/tournaments/1/standings?page=2&limit=50").json()
+    assert (page["total"], page["pages"], page["page"], page["offset"]) == (156, 4, 2, 50)
+    assert list(page["players"]) == list(whole["players"])[50:100]
+    assert client.get("/api/v1/tournaments/1/standings?limit=0").status_code == 422

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Collection
 from typing import Any
 
@@ -15,7 +16,7 @@ from sudya.engine.model import Roster
 from sudya.messages import reason_text
 from sudya.rulebooks import loader
 from sudya.services.ledger import LedgerError
-from sudya.services.people import display_names
+from sudya.services.people import display_names, fold
 from sudya.services.readback import (
     SETTLING,
     corrected_results,
@@ -30,6 +31,7 @@ from sudya.views import (
     RecordEntryView,
     RecordSanctionView,
     SeriesView,
+    StandingsPageView,
     SubjectView,
     TournamentView,
     ruling_json,
@@ -60,17 +62,17 @@ def tournament_roster(s: Session, t: m.Tournament) -> Roster:
     return Roster(players=players, teams=teams)
 
 
-def tournament_summary(s: Session, tournament_id: int) -> dict[str, Any]:
-    """People, judges and rulings of one tournament."""
+def tournament_summary(s: Session, tournament_id: int, *,
+                       rulings: bool = True) -> dict[str, Any]:
+    """People, judges and rulings of one tournament (`rulings=False`: no `rulings` key, for
+    a page that shows only the people: its rulings are not read)."""
     t = _tournament(s, tournament_id)
     roster = tournament_roster(s, t)
     judges = [{"handle": j.handle, "name": j.name, "role": j.role, "official": j.official}
               for j in s.scalars(select(m.Staff).where(m.Staff.tournament_id == t.id)
                                  .order_by(m.Staff.id))]
-    book = loader.load(t.series.rulebook, t.edition)
-    rulings = rulings_of(s, t)
     names = display_names(s, tournament=t.id)
-    return {
+    out = {
         "id": t.id, "name": t.name, "series": t.series.name, "rulebook": t.series.rulebook,
         "edition": t.edition, "level": t.level, "date": t.date.isoformat(),
         "settings": t.settings,
@@ -79,8 +81,11 @@ def tournament_summary(s: Session, tournament_id: int) -> dict[str, Any]:
         "teams": roster.teams,
         "names": names,  # handle -> display name, of every player and team
         "judges": judges,
-        "rulings": [ruling_json(r, book.validity is not None) for r in rulings],
     }
+    if rulings:
+        with_validity = loader.load(t.series.rulebook, t.edition).validity is not None
+        out["rulings"] = [ruling_json(r, with_validity) for r in rulings_of(s, t)]
+    return out
 
 
 def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
@@ -95,6 +100,33 @@ def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
     if table is None:
         raise LedgerError("scoring.none", field="tournament", rulebook=book.id)
     return table
+
+
+STANDINGS_PAGE = 100  # lines of the players' table per page
+
+
+def standings_page(s: Session, tournament_id: int, *, page: int = 1,
+                   limit: int = STANDINGS_PAGE, q: str = "") -> StandingsPageView:
+    """One page of a tournament's standings: the players' lines `limit` at a time in table
+    order (each with its place in the whole table), or those whose name or handle holds `q`
+    (case and «ё» folded); every team. The table is made whole (a place depends on every
+    line), only the page is turned into a view."""
+    table = tournament_standings(s, tournament_id)
+    players: dict[str, dict[str, Any]] = table["players"]
+    columns = list(next(iter(players.values()), {}))
+    team_columns = list(next(iter(table["teams"].values()), {}))
+    wanted = fold(q)
+    if wanted:
+        names = display_names(s, tournament=tournament_id)
+        players = {p: row for p, row in players.items()
+                   if wanted in fold(p) or wanted in fold(names.get(p, p))}
+    page, limit = max(page, 1), max(limit, 1)
+    start = (page - 1) * limit
+    return StandingsPageView(
+        players=dict(itertools.islice(players.items(), start, start + limit)),
+        teams=table["teams"], total=len(players), page=page, limit=limit,
+        pages=max(1, -(-len(players) // limit)), offset=start, q=q, columns=columns,
+        team_columns=team_columns)
 
 
 def person_history(s: Session, handle: str, on: dt.date,

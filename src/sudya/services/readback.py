@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import Row, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, aliased, selectinload
 
 from sudya.db import models as m
 from sudya.engine.model import FOREVER, Reason, Result, Roster, Ruling, Sanction
@@ -104,7 +104,13 @@ def tournament_rulings(s: Session, t: m.Tournament) -> list[Ruling]:
 def tournament_results(s: Session, t: m.Tournament) -> list[tuple[Result, int]]:
     """The results of one tournament that count, as `series_results` gives them, read by the
     tournament (its own rows only, not the series')."""
-    corrected = corrected_results(s, t.series_id)
+    # those of its results a correction names (corrected_results, for these results only)
+    fix = aliased(m.Event)
+    corrected = set(s.scalars(
+        select(m.Event.ext_id).join(m.Result, m.Result.event_id == m.Event.id)
+        .where(m.Result.tournament_id == t.id, m.Event.ext_id.in_(
+            select(fix.payload["of"].as_string())
+            .where(fix.series_id == t.series_id, fix.kind == "correction")))))
     rows = s.execute(select(m.Event.ext_id, m.Result.player_a, m.Result.player_b,
                             m.Result.score_a, m.Result.score_b, m.Result.round)
                      .join(m.Event, m.Event.id == m.Result.event_id)

@@ -45,10 +45,11 @@ from sudya.services.decks import card_list, decklist_status, register_decklist_o
 from sudya.services.ledger import Actor, Recorded
 from sudya.services.people import round_pairings, search_people
 from sudya.services.queries import (
+    STANDINGS_PAGE,
     all_tournaments,
     person_exists,
     person_history,
-    tournament_standings,
+    standings_page,
     tournament_summary,
 )
 from sudya.views import (
@@ -57,7 +58,7 @@ from sudya.views import (
     RecordEntryView,
     ReplayResult,
     RulingView,
-    StandingsView,
+    StandingsPageView,
     TournamentView,
     UserView,
     rulings_view,
@@ -580,10 +581,21 @@ def pairings(a: Annotated[Access, Depends(_may(None))], round: RoundQuery = None
 
 
 @router.get("/tournaments/{tid}/standings", summary="Standings (public)",
+            description="The players' lines a page at a time, in table order, each with "
+                        "its place in the whole table (`total` lines in `pages` pages of "
+                        "`limit`); every team. With `q`, only the players whose name or "
+                        "handle holds it (case and «ё» folded).",
             responses=_errors(404, 422), response_model_exclude_unset=True)
-def standings(tid: TournamentId, ctx: C) -> StandingsView:
+def standings(tid: TournamentId, ctx: C,
+              page: Annotated[int, Query(ge=1, le=100_000, description="The page, from 1.")
+                              ] = 1,
+              limit: Annotated[int, Query(ge=1, le=1000, description="Players per page.")
+                               ] = STANDINGS_PAGE,
+              q: Annotated[str, Query(max_length=100, description="Part of a name or "
+                                                                  "handle.")] = ""
+              ) -> StandingsPageView:
     ctx.tournament(tid)
-    return StandingsView.model_validate(tournament_standings(ctx.session, tid))
+    return standings_page(ctx.session, tid, page=page, limit=limit, q=q)
 
 
 @router.get("/tournaments/{tid}/people/{handle}",

@@ -25,7 +25,7 @@ from sudya.services.queries import (
     all_tournaments,
     person_history,
     series_rulebooks,
-    tournament_standings,
+    standings_page,
     tournament_summary,
 )
 from sudya.services.readback import stored_reason
@@ -227,8 +227,9 @@ def person(ctx: C, tid: int, handle: str) -> Response:
 
 
 @router.get("/t/{tid}/standings")
-def standings(ctx: C, tid: int) -> Response:
+def standings(ctx: C, tid: int, page: int = 1, q: str = "") -> Response:
     t, book, roles = ctx.tournament(tid)  # public: no sign-in needed
-    table = tournament_standings(ctx.session, tid)
+    # a page of the players' lines (a large open tournament has thousands), or those found
+    table = standings_page(ctx.session, tid, page=min(max(page, 1), 100_000), q=q[:100])
     return ctx.render("standings.html", t=t, book=book, table=table,
                       names=display_names(ctx.session, tournament=tid))

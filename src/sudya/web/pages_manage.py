@@ -38,7 +38,7 @@ REPLACEMENT = ("replace", "by", "name", "army", "coach")
 
 def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
           **data: Any) -> Response:
-    summary = tournament_summary(ctx.session, t.id)
+    summary = tournament_summary(ctx.session, t.id, rulings=False)
     roles = [(rid, i18n.text(role.name)) for rid, role in book.roles.items()]
     # who may be replaced: the players removed from this tournament (§4 E9)
     removed = [p for p, v in tournament_subjects(ctx.session, tournament=t.id).items()

@@ -81,7 +81,7 @@ def _scorekeeper(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
 def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *,
                   status: int = 200, values: dict[str, str] | None = None,
                   errors: dict[str, str] | None = None, entered: bool = False) -> Response:
-    summary = tournament_summary(ctx.session, t.id)
+    summary = tournament_summary(ctx.session, t.id, rulings=False)
     rows = tournament_results(ctx.session, tournament=t.id)
     clock = round_clock(ctx.session, t.id)
     default_round = str(clock["round"]) if clock else ""
@@ -105,7 +105,7 @@ async def results_submit(ctx: C, tid: int, request: Request) -> Response:
     values = {k: str(form.get(k, "")).strip() for k in ("round", "player_a", "player_b",
                                                          "score")}
     errors: dict[str, str] = {}
-    players = {p["handle"] for p in tournament_summary(ctx.session, tid)["players"]}
+    players = {p["handle"] for p in tournament_summary(ctx.session, tid, rulings=False)["players"]}
     rnd = values["round"]
     if not rnd:
         errors["round"] = _("Enter the round.")

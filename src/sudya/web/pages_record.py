@@ -133,7 +133,7 @@ def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str
     """The record form; `table`, `player` and `round` prefill it (the links of the
     dashboard's tables), `infraction` opens the ruling, previewed when the player is known."""
     t, book, roles = _judge_or_forbid(ctx, tid)
-    summary = tournament_summary(ctx.session, tid)
+    summary = tournament_summary(ctx.session, tid, rulings=False)
     inf = book.infraction(infraction) if infraction else None
     number = _table(table)
     if inf is None:
@@ -162,7 +162,7 @@ async def record_preview(ctx: C, tid: int, request: Request) -> Response:
     t, book, roles = _judge_or_forbid(ctx, tid)
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
-    summary = tournament_summary(ctx.session, tid)
+    summary = tournament_summary(ctx.session, tid, rulings=False)
     parsed, errors = forms.parse(book, summary, form)
     inf = book.infraction(str(form.get("infraction", "")))
     data = _page(ctx, t, book, summary, inf=inf, player=parsed.get("player", ""),
@@ -186,7 +186,7 @@ async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
     form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     user = ctx.need_user()
-    summary = tournament_summary(ctx.session, tid)
+    summary = tournament_summary(ctx.session, tid, rulings=False)
     parsed, errors = forms.parse(book, summary, form)
     key = views.form_key(form)
     inf = book.infraction(str(form.get("infraction", "")))

@@ -1,0 +1,159 @@
+"""Standings of a large open tournament, as a ratio to reading its results in the same run.
+
+Builds a berserk series through the ledger (`Ledger`: players and each round's results in one
+batch transaction each, penalties one `record` at a time, as judges enter them): a finished
+tournament of the same size before it, so the series holds twice what the tournament does,
+then `--players` players (2,000) playing `--rounds` rounds (9) with `--players`/50 penalties a
+round. Then measures, interleaved and `--repeat` times each (the median):
+
+- the baseline: a plain SELECT of the tournament's result rows (the columns the standings
+  use), every row fetched, in a fresh session;
+- the whole table (`services.queries.tournament_standings`, in a fresh session);
+- the JSON API's first page (`GET /api/v1/tournaments/ID/standings`, 100 players);
+- the standings page (`GET /t/ID/standings`, its first 100 players), what a player waits for.
+
+The last line is the page: `STANDINGS: X ms (goal 200 ms)`.
+
+    python bench/standings.py [--players 2000] [--rounds 9] [--repeat 7] [--db URL]
+
+`--db` names an empty database (SQLite or PostgreSQL); by default a fresh SQLite file. The
+build takes a minute or two at the full size; `--players 400` is a quick look.
+"""
+
+from __future__ import annotations
+
+# `python bench/standings.py` puts bench/ first on sys.path, where bench/http.py would shadow
+# the standard library's `http` package that the test client imports
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+import argparse  # noqa: E402
+import datetime as dt  # noqa: E402
+import random  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+
+# the test client is the app in-process, not a server (bench/http.py measures one)
+warnings.filterwarnings("ignore", message=".*httpx2.*")
+
+from fastapi.testclient import TestClient  # noqa: E402
+from sqlalchemy import select  # noqa: E402
+from sqlalchemy.orm import Session  # noqa: E402
+
+from sudya.db import models as m  # noqa: E402
+from sudya.db.migrate import upgrade  # noqa: E402
+from sudya.db.session import make_engine  # noqa: E402
+from sudya.services.ledger import Actor, Ledger  # noqa: E402
+from sudya.services.queries import tournament_standings  # noqa: E402
+from sudya.settings import Settings  # noqa: E402
+from sudya.web.app import create_app  # noqa: E402
+
+INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
+               "cards.looking-at-extra", "procedure.significant", "marked-cards.minor",
+               "deck.careless-decklist"]
+GOAL_MS = 200
+
+
+def tournament(ledger: Ledger, name: str, day: dt.date, players: int, rounds: int,
+               rng: random.Random) -> int:
+    """A tournament of the series: its players, then each round's results and penalties."""
+    actor = Actor("bench")
+    tid = ledger.create_tournament(series="Сезон", name=name, date=day, level="professional",
+                                   actor=actor)
+    handles = [f"p{i}" for i in range(players)]
+    with ledger.writing(tournament=tid) as s:
+        for h in handles:
+            ledger.add_player(tournament=tid, handle=h, name=f"Игрок {h}", actor=actor,
+                              session=s)
+    for rnd in range(1, rounds + 1):
+        order = handles[:]
+        rng.shuffle(order)
+        with ledger.writing(tournament=tid) as s:
+            for a, b in zip(order[::2], order[1::2], strict=False):
+                ledger.record_result(tournament=tid, players=(a, b),
+                                     score=rng.choice([(2, 0), (2, 1), (1, 2), (0, 2), (1, 1)]),
+                                     round=rnd, actor=actor, session=s)
+        for _ in range(max(1, players // 50)):
+            ledger.record(tournament=tid, infraction=rng.choice(INFRACTIONS),
+                          player=rng.choice(handles), round=rnd, actor=actor)
+    return tid
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--players", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--db", default=None)
+    args = parser.parse_args()
+    url = args.db or f"sqlite:///{tempfile.mkdtemp()}/bench.db"
+    engine = make_engine(url)
+    upgrade(engine)
+    ledger = Ledger(engine)
+    rng = random.Random(16)
+    start = time.perf_counter()
+    ledger.create_series(name="Сезон", rulebook="berserk", actor=Actor("bench"))
+    tournament(ledger, "Этап 1", dt.date(2026, 3, 1), args.players, args.rounds, rng)
+    tid = tournament(ledger, "Этап 2", dt.date(2026, 4, 1), args.players, args.rounds, rng)
+    built = time.perf_counter() - start
+    with Session(engine) as s:
+        results = len(s.scalars(select(m.Result.id).where(m.Result.tournament_id == tid))
+                      .all())
+        rulings = len(s.scalars(select(m.Ruling.id).where(m.Ruling.tournament_id == tid))
+                      .all())
+    print(f"built through the ledger in {built:.0f} s: 2 tournaments of {args.players:,} "
+          f"players x {args.rounds} rounds ({results:,} results and {rulings} rulings each)")
+
+    def baseline() -> None:
+        with Session(engine) as s:
+            s.execute(select(m.Result.event_id, m.Result.round, m.Result.player_a,
+                             m.Result.player_b, m.Result.score_a, m.Result.score_b)
+                      .where(m.Result.tournament_id == tid)).all()
+
+    def whole() -> None:
+        with Session(engine) as s:
+            tournament_standings(s, tid)
+
+    app = create_app(Settings(database_url=url), engine=engine)
+    with TestClient(app) as client:
+        def get(path: str) -> Callable[[], None]:
+            def call() -> None:
+                response = client.get(path)
+                assert response.status_code == 200, (path, response.status_code)
+            return call
+
+        page, api = get(f"/t/{tid}/standings"), get(f"/api/v1/tournaments/{tid}/standings")
+        shown = client.get(f"/t/{tid}/standings").text
+        assert "p0" in shown or "Игрок" in shown
+        measures: dict[str, Callable[[], None]] = {
+            "baseline": baseline, "whole": whole, "api": api, "page": page}
+        for call in measures.values():  # warm: the rulebook, the templates, the pool
+            call()
+        took: dict[str, list[float]] = {name: [] for name in measures}
+        for _ in range(args.repeat):  # interleaved: a neighbour's load weighs on all alike
+            for name, call in measures.items():
+                t0 = time.perf_counter()
+                call()
+                took[name].append(time.perf_counter() - t0)
+    ms = {name: median_ms(samples) for name, samples in took.items()}
+    print(f"baseline: SELECT of the tournament's {results:,} result "
+          f"rows {ms['baseline']:.1f} ms (median of {args.repeat})")
+    for name, what in (("whole", "the whole table (tournament_standings)"),
+                       ("api", "the API's first page (100 players)"),
+                       ("page", "the standings page, first 100 players")):
+        print(f"{what}: {ms[name]:.1f} ms = {ms[name] / ms['baseline']:.1f} x baseline")
+    print(f"STANDINGS: {ms['page']:.0f} ms (goal {GOAL_MS} ms)")
+
+
+if __name__ == "__main__":
+    main()
