@@ -16,6 +16,7 @@ import sudya.cli.decks  # noqa: F401  (registers the deck commands)
 import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
 import sudya.cli.pairings  # noqa: F401  (registers the pairings commands)
 import sudya.cli.reports  # noqa: F401  (registers the report commands)
+import sudya.cli.store  # noqa: F401  (registers rulebook import and publish)
 from sudya.cli.main import app
 from sudya.rulebooks.schema import Rulebook
 

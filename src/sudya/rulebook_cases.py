@@ -17,6 +17,7 @@ naming another rulebook is refused. Like OpenFisca's YAML tests, one command run
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,3 +224,53 @@ def report(outcomes: Iterable[Outcome], limit: int = 10) -> list[str]:
         if len(o.problems) > limit:
             lines.append(f"  … {len(o.problems) - limit} more")
     return lines
+
+
+# ---------------------------------------------------------------- a draft's cases (the editor)
+
+
+@dataclass(frozen=True)
+class DraftCase:
+    """A case typed or uploaded beside a draft rulebook: the scenario's YAML (or JSON) and
+    what it must give — the replay result as JSON, or (`refusal`) the lines of an
+    `.error.txt`."""
+
+    name: str
+    scenario: str
+    expected: str
+    refusal: bool = False
+
+
+def _file_name(name: str, n: int) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name.strip())[:60]
+    return safe.strip("-") or f"case-{n}"
+
+
+def run_draft(text: str, drafts: Iterable[DraftCase]) -> list[Outcome]:
+    """Each case replayed under the draft rulebook `text`, compared as `sudya rulebook test`
+    compares (the draft and its cases are written to a folder of their own, as a rulebook
+    file and its `.cases/` folder are kept); a case that cannot be read fails with why."""
+    with tempfile.TemporaryDirectory(prefix="sudya-draft-") as tmp:
+        book_path = Path(tmp) / "draft.yaml"
+        book_path.write_text(text, encoding="utf-8")
+        book = loader.load(str(book_path))
+        folder = Path(tmp) / "draft.cases"
+        folder.mkdir()
+        outcomes: list[Outcome] = []
+        used: set[str] = set()
+        for n, case in enumerate(drafts, start=1):
+            name = _file_name(case.name, n)
+            while name in used:
+                name = f"{name}-{n}"
+            used.add(name)
+            path = folder / f"{name}.yaml"
+            path.write_text(case.scenario, encoding="utf-8")
+            suffix = ".error.txt" if case.refusal else ".expected.json"
+            (folder / f"{name}{suffix}").write_text(case.expected, encoding="utf-8")
+            try:
+                outcome = run_case(path, str(book_path), book.id)
+            except RulebookError as exc:
+                outcome = Outcome(name, path, [str(exc)])
+            outcomes.append(Outcome(case.name or name, Path(f"{name}.yaml"),
+                                    outcome.problems))
+        return outcomes

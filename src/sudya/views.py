@@ -555,3 +555,63 @@ class DisqualificationView(View):
     revoked: bool = Field(description="Revoked since (an appeal, a correction).")
     statements: int = Field(description="How many statements it has.")
     head_judge: bool = Field(description="The head judge's statement is among them.")
+
+
+class RulebookProblem(View):
+    """One thing wrong with (or worth a note in) a rulebook text: the loader's refusal or a
+    lint finding, with the line and key path it is about."""
+
+    severity: Literal["error", "warning", "note"]
+    code: str = Field(default="", description="The lint finding's code; empty for the "
+                      "loader's refusal.")
+    where: str = Field(default="", description="The key path, e.g. infractions.noise.penalty.")
+    line: int | None = None
+    message: str
+
+
+class CaseResultView(View):
+    """One of the rulebook's own test cases, run against the text."""
+
+    name: str
+    passed: bool
+    problems: list[str] = []
+
+
+class RulebookCheckView(View):
+    """What the publishing gate found of a rulebook text (services.rulebook_store.check_text):
+    does it load, what its lint says, and how its own cases ran."""
+
+    name: str
+    rulebook: str | None = Field(default=None, description="Its id, when it loads.")
+    edition: str | None = None
+    loads: bool
+    problems: list[RulebookProblem] = []
+    cases: list[CaseResultView] = []
+
+    @property
+    def errors(self) -> list[RulebookProblem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        """It may be published: it loads, lints without errors and passes its cases."""
+        return self.loads and not self.errors and all(c.passed for c in self.cases)
+
+
+class EditionView(View):
+    """One edition of a rulebook: kept in the ledger (`stored`) or shipped as a file."""
+
+    rulebook: str
+    edition: str
+    stored: bool = Field(description="Published into the ledger (else a bundled file).")
+    decided: dt.date | None = Field(default=None, description="The day it was decided or "
+                                    "published.")
+    in_force_from: dt.date | None = Field(description="Its first day in force; null with "
+                                          "from_next_tournament, or for an edition in force "
+                                          "at once.")
+    from_next_tournament: bool = False
+    in_force_until: dt.date | None = None
+    summary: str = ""
+    sha256: str | None = None
+    published_by: str | None = None
+    published_at: dt.datetime | None = None

@@ -27,7 +27,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 rulebook_app = typer.Typer(help="Регламенты / rulebooks: show, lint, test, editions, schema, "
-                                "diff, precedent.", no_args_is_help=True)
+                                "diff, precedent, import, publish.", no_args_is_help=True)
 app.add_typer(rulebook_app, name="rulebook")
 
 Lang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG",
@@ -35,6 +35,8 @@ Lang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG",
 RulebookRef = Annotated[str, typer.Argument(help="rulebook id or file")]
 LevelOpt = Annotated[str | None, typer.Option(help="only this level")]
 EditionOpt = Annotated[str | None, typer.Option(help="edition (default: newest)")]
+StoreDb = Annotated[str | None, typer.Option(
+    "--db", help="a ledger's database URL: its stored rulebook editions too")]
 # rulebook texts contain brackets (`[level * attacks]`): never read them as markup
 out = Console(soft_wrap=True, markup=False, highlight=False)
 
@@ -211,20 +213,32 @@ def rulebook_test(
     ref: RulebookRef,
     edition: EditionOpt = None,
     lang: Lang = "ru",
+    db: StoreDb = None,
 ) -> None:
-    """Тесты регламента: его сценарии. Run the rulebook's own cases (cases/ID/ or FILE.cases/):
-    exit 0 all pass, 1 some fail (their differences shown), 2 bad input."""
+    """Тесты регламента: его сценарии. Run the rulebook's own cases (cases/ID/ or FILE.cases/;
+    with --db, a stored edition's published cases): exit 0 all pass, 1 some fail (their
+    differences shown), 2 bad input."""
     from sudya.rulebook_cases import report, run
 
     lang = _lang(lang)
-    outcomes = run(ref, edition)
-    for line in report(outcomes):
+    stored = None
+    if db is not None:
+        from sudya.cli.store import stored_test
+
+        stored = stored_test(ref, edition, db)
+    if stored is not None:
+        total, failed, lines = stored
+    else:
+        outcomes = run(ref, edition)
+        lines = report(outcomes)
+        total, failed = len(outcomes), sum(1 for o in outcomes if not o.passed)
+    for line in lines:
         out.print(line)
-    failed = sum(1 for o in outcomes if not o.passed)
-    passed = len(outcomes) - failed
-    out.print(f"случаев: {len(outcomes)}, прошло: {passed}, не прошло: {failed}"
+    outcomes_count = total
+    passed = outcomes_count - failed
+    out.print(f"случаев: {outcomes_count}, прошло: {passed}, не прошло: {failed}"
               if lang == "ru" else
-              f"{len(outcomes)} case(s), {passed} passed, {failed} failed")
+              f"{outcomes_count} case(s), {passed} passed, {failed} failed")
     if failed:
         raise typer.Exit(1)
 
@@ -234,12 +248,18 @@ def rulebook_editions(
     ref: RulebookRef,
     lang: Lang = "ru",
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    db: StoreDb = None,
 ) -> None:
     """Редакции регламента и сроки их действия. The editions, the days each is in force and
-    what changed."""
+    what changed (with --db, the editions stored in the ledger too)."""
     from sudya.rulebooks.editions import history
 
     lang = _lang(lang)
+    if db is not None:
+        from sudya.cli.store import stored_editions
+
+        stored_editions(ref, db, lang, as_json)
+        return
     rows = history(ref)
     if as_json:
         sys.stdout.write(json.dumps([{
@@ -350,6 +370,7 @@ def main() -> None:
     import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
     import sudya.cli.pairings  # noqa: F401  (registers the pairings commands)
     import sudya.cli.reports  # noqa: F401  (registers the report commands)
+    import sudya.cli.store  # noqa: F401  (registers rulebook import and publish)
 
     if os.environ.get("SUDYA_DEBUG"):
         app()

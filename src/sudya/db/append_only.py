@@ -11,6 +11,8 @@ from sqlalchemy import Connection, text
 LEDGER = ("event", "ruling", "sanction", "revocation", "result")
 STATEMENTS = ("statement",)  # 0011: statements about a disqualification or suspension
 APPEND_ONLY = LEDGER + STATEMENTS
+# 0014: published rulebook editions; append-only too, but no series' records (not chained)
+RULEBOOKS = ("rulebook_edition",)
 
 
 def create_triggers(conn: Connection, tables: Sequence[str] = APPEND_ONLY) -> None:

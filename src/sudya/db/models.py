@@ -16,6 +16,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
+    Text,
     UniqueConstraint,
     func,
 )
@@ -251,6 +252,25 @@ APPEND_ONLY_TABLES = tuple(m.__tablename__ for m in APPEND_ONLY)
 __all__ = ["Base", "Series", "Tournament", "Person", "Team", "Entry", "Staff", "Event",
            "Ruling", "SanctionRow", "Revocation", "Result", "Statement", "APPEND_ONLY",
            "APPEND_ONLY_TABLES"]
+
+
+class RulebookEdition(Audited, Base):
+    """A published edition of an organiser's rulebook (services.rulebook_store): its YAML text
+    as published, never changed (append-only, its own triggers); a change is a new edition.
+    `in_force_from`: the first day it is in force, or NULL for «со следующего турнира» (from
+    the first tournament dated on or after the day it was published, `created_at`)."""
+
+    __tablename__ = "rulebook_edition"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rulebook: Mapped[str] = mapped_column(String(200), index=True)
+    edition: Mapped[str] = mapped_column(String(20))
+    text: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64))
+    in_force_from: Mapped[dt.date | None] = mapped_column(Date)
+    summary: Mapped[str] = mapped_column(String(2000), default="")
+    # its own test cases as published: name -> [scenario YAML, expected JSON or error text]
+    cases: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    __table_args__ = (UniqueConstraint("rulebook", "edition"),)
 
 
 class User(Audited, Base):

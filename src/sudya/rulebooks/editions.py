@@ -134,10 +134,14 @@ def history(ref: str) -> list[EditionInfo]:
     from the newest edition's history where it has an entry (publishing an edition may close
     the one before), else from its own file; an edition with no entry is `now`."""
     files = files_of(ref)
-    if not files:
+    stored = loader.stored_editions(ref)  # kept in the ledger: they win over files
+    if not files and not stored:
         book = loader.load(ref)  # refused with its own message when it is no rulebook
         files = {book.edition: Path(ref)}
-    books = {n: loader.load(str(p)) for n, p in files.items()}
+    books = {n: loader.load(str(p)) for n, p in files.items() if n not in stored}
+    for n in stored:
+        books[n] = loader.load(ref, n)
+        files[n] = Path(loader.stored_name(ref, n))
     newest = books[max(books, key=lambda n: int(n) if n.isdigit() else 0)]
     out: list[EditionInfo] = []
     for number in sorted(books, key=lambda n: int(n) if n.isdigit() else 0):

@@ -245,6 +245,13 @@ def _plain(data: Any) -> Any:
     return data
 
 
+def load_text(text: str, name: str = "<text>") -> Rulebook:
+    """Load a rulebook from its YAML text (the web editor's draft); errors name `name`."""
+    if len(text.encode("utf-8")) > MAX_YAML_BYTES:
+        raise RulebookError(f"{name}: too large (more than {MAX_YAML_BYTES:,} bytes)")
+    return validate(parse_yaml(text.removeprefix("\ufeff"), name), name)
+
+
 def load_file(path: str | Path) -> Rulebook:
     """Load a rulebook from a file path."""
     p = Path(path)
@@ -258,8 +265,57 @@ def search_path() -> list[Path]:
 
 
 def bundled_ids() -> list[str]:
-    """The ids of the rulebooks shipped with Sudya (and found on SUDYA_RULEBOOK_PATH)."""
-    return sorted({p.name.split(".")[0] for d in search_path() for p in d.glob("*.yaml")})
+    """The ids of the rulebooks shipped with Sudya, found on SUDYA_RULEBOOK_PATH and stored in
+    the ledger (`register`)."""
+    return sorted({p.name.split(".")[0] for d in search_path() for p in d.glob("*.yaml")}
+                  | set(_STORED))
+
+
+# Editions kept in the ledger rather than in files: rulebook id -> edition -> (sha256, text).
+# The services fill it from the database (services.rulebook_store.sync); this package reads no
+# database. A stored edition wins over a file of the same number: the ledger ruled under it.
+_STORED: dict[str, dict[str, tuple[str, str]]] = {}
+_STORED_BOOKS: dict[str, Rulebook] = {}  # sha256 -> the loaded edition
+
+
+def register(rulebook_id: str, edition: str, text: str, sha256: str) -> None:
+    """Make a stored edition loadable by `load(rulebook_id, edition)` (checked: it must load)."""
+    if sha256 not in _STORED_BOOKS:
+        _STORED_BOOKS[sha256] = validate(parse_yaml(text, stored_name(rulebook_id, edition)),
+                                         stored_name(rulebook_id, edition))
+    _STORED.setdefault(rulebook_id, {})[edition] = (sha256, text)
+
+
+def keep_stored(present: set[tuple[str, str]]) -> None:
+    """Forget the registered editions not in `present` ((id, edition) pairs): the registry
+    says what the ledger holds (a test's database is dropped; another one is opened)."""
+    for rid in list(_STORED):
+        for number in [n for n in _STORED[rid] if (rid, n) not in present]:
+            del _STORED[rid][number]
+        if not _STORED[rid]:
+            del _STORED[rid]
+
+
+def stored_editions(rulebook_id: str) -> dict[str, str]:
+    """Edition -> sha256 of the editions of a rulebook registered from the ledger."""
+    return {n: sha for n, (sha, _text) in _STORED.get(rulebook_id, {}).items()}
+
+
+def stored_text(rulebook_id: str, edition: str) -> str | None:
+    """The YAML text of a registered stored edition (None: not one)."""
+    found = _STORED.get(rulebook_id, {}).get(edition)
+    return None if found is None else found[1]
+
+
+def stored_name(rulebook_id: str, edition: str) -> str:
+    """How errors name a stored edition (there is no file): `ledger:club.2`."""
+    return f"ledger:{rulebook_id}.{edition}"
+
+
+def editions_of(rulebook_id: str) -> list[str]:
+    """Every edition number of a rulebook id, files and stored ones, oldest first."""
+    return sorted({*edition_files(rulebook_id), *_STORED.get(rulebook_id, {})},
+                  key=lambda n: int(n) if n.isdigit() else 0)
 
 
 def edition_files(rulebook_id: str) -> dict[str, Path]:
@@ -303,6 +359,15 @@ def _load_cached(path: str, mtime: float) -> Rulebook:
 def load(ref: str, edition: str | None = None) -> Rulebook:
     """A bundled rulebook by id (newest edition unless one is named), or a file path."""
     files = edition_files(ref)
+    stored = _STORED.get(ref)
+    if stored:
+        if edition is None:
+            edition = max({*files, *stored}, key=int)
+        if edition in stored:
+            return _STORED_BOOKS[stored[edition][0]]
+        if edition not in files:
+            raise RulebookError(f"rulebook {ref!r} has no edition {edition!r} (editions: "
+                                f"{', '.join(editions_of(ref))})")
     if not files:
         p = Path(ref)
         if p.suffix in (".yaml", ".yml", ".json") and p.is_file():

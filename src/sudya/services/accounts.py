@@ -334,6 +334,15 @@ def roles_in(s: Session, user: UserView | None, tournament: TournamentView,
     return Roles(frozenset(names), frozenset(may), user.person_handle, judge)
 
 
+def manages_any(s: Session, user: UserView | None) -> bool:
+    """Whether a user organises some tournament: who may write and publish rulebooks (the
+    web editor; the organisers choose the regulations their tournaments run under)."""
+    if user is None:
+        return False
+    return s.scalar(select(m.Assignment.id).where(
+        m.Assignment.user_id == user.id, m.Assignment.role == "organiser").limit(1)) is not None
+
+
 def staff_series(s: Session, user: UserView) -> frozenset[int]:
     """The series in which a user holds a role other than player (in some tournament)."""
     assigned = (select(m.Tournament.series_id)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from sudya import commands
@@ -29,7 +29,7 @@ from sudya.db import models as m
 from sudya.db.chain import Chain
 from sudya.db.session import UnitOfWork, session_factory
 from sudya.engine.model import Result, Ruling
-from sudya.services import faults, snapshots
+from sudya.services import faults, rulebook_store, snapshots
 from sudya.services.changes import ChangeFeed, of_event
 from sudya.services.changes import note as stage_change
 from sudya.services.common import (
@@ -88,6 +88,16 @@ class Ledger:
         self.write_timeout = write_timeout  # seconds a write waits for its series' turn
         self._places: dict[int, SeriesRef] = {}
         self.changes = ChangeFeed()  # what this process commits (services.changes)
+        self.load_rulebooks()
+
+    def load_rulebooks(self) -> None:
+        """Make the rulebook editions stored in the ledger loadable in this process
+        (services.rulebook_store); a database not migrated yet has none."""
+        try:
+            with self.factory() as s:
+                rulebook_store.sync(s)
+        except DBAPIError:
+            pass  # no rulebook_edition table yet: `sudya db upgrade` makes it
 
     @property
     def _states(self) -> dict[int, State]:
@@ -158,6 +168,7 @@ class Ledger:
         """A new series (championship, league) under a bundled rulebook; returns its id."""
         actor = actor or Actor()
         _require(name, "name")
+        self.load_rulebooks()  # a rulebook another process published
         book = load_book(rulebook)
         with self.uow().begin() as s:
             if s.scalar(select(m.Series.id).where(m.Series.name == name)) is not None:
@@ -189,6 +200,7 @@ class Ledger:
             if new_series_rulebook is not None and isinstance(series, str) and s.scalar(
                     select(m.Series.id).where(m.Series.name == series)) is None:
                 _require(series, "series")
+                rulebook_store.sync(s)
                 fresh = m.Series(name=series, rulebook=load_book(new_series_rulebook).id,
                                  last_seq=0, created_by=actor.name,
                                  request_id=actor.request_id)
@@ -196,7 +208,10 @@ class Ledger:
                 s.flush()
             row = self._series(s, series)
             self._lock_series(s, row.id)
-            book = load_book(row.rulebook, edition)
+            rulebook_store.sync(s)
+            # the edition in force on the tournament's date, unless it pins one (issue 17)
+            book = load_book(row.rulebook, edition if edition is not None
+                             else rulebook_store.edition_for(row.rulebook, date))
             if book.levels and level not in book.level_ids():
                 raise LedgerError("level.not-one-of", field="level",
                                   levels=list(book.level_ids()))

@@ -39,7 +39,7 @@ from sudya.engine.core import RulesEngine
 from sudya.engine.model import Event, Roster, Ruling, Tournament
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Rulebook
-from sudya.services import snapshots
+from sudya.services import rulebook_store, snapshots
 from sudya.services.common import LedgerError, SeriesRef, command, load_book
 
 HELD = "sudya_held_states"  # Session.info: the series whose state lock the session holds
@@ -233,6 +233,7 @@ class Projection:
         """The series' engine as of event `upto`: from its snapshot if one can be trusted
         (services.snapshots), replaying the events since; else from its first event."""
         restored: State | None = None
+        rulebook_store.sync(s)  # its tournaments may use editions stored in the ledger
         if self.snapshot_key is not None:
             restored = snapshots.restore(s.connection(), self.snapshot_key, series, upto)
         with paused_gc():
@@ -279,6 +280,8 @@ class Projection:
         for ev in s.execute(select(*STORED).where(
                 m.Event.series_id == series.id, m.Event.seq > state.seq,
                 m.Event.seq <= upto).order_by(m.Event.seq)):
+            if ev.kind == "tournament":  # it may use an edition another process published
+                rulebook_store.sync(s)
             self._replay_stored(state, ev, series)
 
     def _replay_stored(self, state: State, ev: StoredEvent, series: SeriesRef) -> list[Ruling]:

@@ -15,7 +15,7 @@ and otherwise ignored and rebuilt from the events:
 - the ledger still holds what it was made from: the event at `seq` has the hash `chain`
   (db.chain), which covers every stored row up to it;
 - the same code and rulebooks made it: `code` is a hash of Sudya's version, the engine's
-  source and the rulebook files.
+  source, the rulebook files and the editions stored in the ledger.
 
 The rulebooks are not stored in the snapshot: each rulebook object the state refers to (the
 rulebook, its infractions, sanctions, formulas…) is written as its place in the rulebook and
@@ -51,10 +51,23 @@ from sudya.services.common import SeriesRef, load_book
 _PLAIN = (str, bytes, int, float, bool, type(None), dt.date, Enum)
 
 
-@functools.lru_cache(maxsize=1)
 def code_hash() -> str:
-    """Sudya's version, the source of the engine and of the state kept around it, and every
-    rulebook file on the search path."""
+    """Sudya's version, the source of the engine and of the state kept around it, every
+    rulebook file on the search path, and every rulebook edition stored in the ledger (their
+    SHA-256s, as registered with the loader): a snapshot made under another set of editions
+    is rebuilt from the events."""
+    stored = sorted((rid, n, sha) for rid in loader.bundled_ids()
+                    for n, sha in loader.stored_editions(rid).items())
+    if not stored:
+        return _files_hash()
+    h = hashlib.sha256(_files_hash().encode())
+    for rid, n, sha in stored:
+        h.update(f"{rid}\0{n}\0{sha}\0".encode())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _files_hash() -> str:
     h = hashlib.sha256(metadata.version("sudya").encode())
     here = Path(__file__).parent
     files = [*sorted(Path(core.__file__).parent.glob("*.py")), here / "projection.py",

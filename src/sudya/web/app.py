@@ -173,6 +173,9 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
 
     app.include_router(pages_tables.router)
     app.include_router(pages_incidents.router)
+    from sudya.web import pages_editor  # the rulebook editor: before /rulebooks/{rid}
+
+    app.include_router(pages_editor.router)
     for module in (pages_record, pages_pending, pages_appeals, pages_misc, pages_rulebooks,
                    pages_decks, pages_manage, pages_audit):
         app.include_router(module.router)

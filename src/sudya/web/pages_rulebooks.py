@@ -12,7 +12,7 @@ from sudya.rulebooks import loader
 from sudya.rulebooks.describe import explain, note_text, outcome_text, special_rules
 from sudya.rulebooks.lint import lint_book
 from sudya.rulebooks.schema import Rulebook
-from sudya.services.accounts import AuthError
+from sudya.services.accounts import AuthError, manages_any
 from sudya.web import i18n
 from sudya.web.context import Ctx, get_ctx
 
@@ -35,7 +35,8 @@ def rulebooks(ctx: C) -> Response:
                       "editions": sorted(loader.edition_files(rid)),
                       "levels": [i18n.text(lv.name) for lv in book.levels],
                       "infractions": len(book.infractions)})
-    return ctx.render("rulebooks.html", books=books)
+    return ctx.render("rulebooks.html", books=books,
+                      may_edit=manages_any(ctx.session, ctx.user))
 
 
 @router.get("/rulebooks/{rid}")

@@ -1,0 +1,109 @@
+"""The rulebook editor (issue 17): errors beside their line as one types, lint, «было / стало»,
+the cases, and publishing refused unless the draft loads, lints clean and passes its cases."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from web_testkit import csrf_of
+
+TINY = (Path(__file__).parents[1] / "rulebooks" / "data" / "tiny.yaml").read_text("utf-8")
+CASE = """rulebook: tiny
+date: 2026-05-01
+level: low
+players: [ann]
+events:
+  - {id: e1, infraction: noise, player: ann, round: 1}
+"""
+
+
+def _editor(signed_in: Callable[[str], TestClient]) -> tuple[TestClient, str]:
+    c = signed_in("glavsud")
+    return c, csrf_of(c, "/rulebooks/editor")
+
+
+def test_only_organisers_open_the_editor(signed_in: Callable[[str], TestClient],
+                                         client: TestClient) -> None:
+    assert client.get("/rulebooks/editor", follow_redirects=False).status_code == 303
+    assert signed_in("sudya").get("/rulebooks/editor").status_code == 403
+    page = signed_in("glavsud").get("/rulebooks")
+    assert 'href="/rulebooks/editor"' in page.text
+
+
+def test_a_broken_yaml_shows_its_error_beside_the_line(
+        signed_in: Callable[[str], TestClient]) -> None:
+    c, csrf = _editor(signed_in)
+    broken = TINY.replace("  - {id: low,", "  - {id: low\n  - {id: x,")
+    r = c.post("/rulebooks/editor/check", data={"text": broken, "csrf": csrf},
+               headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    assert "<html" not in r.text  # the report alone
+    assert 'data-line="7"' in r.text and "Ошибка YAML" in r.text
+    assert "disabled" in r.text.split('id="publish"')[1].split(">")[0]
+    # a key the format does not know: its key path and line, in Russian
+    extra = TINY.replace('    source: "tiny §1"', '    source: "tiny §1"\n    bogus: 1')
+    r = c.post("/rulebooks/editor/check", data={"text": extra, "csrf": csrf},
+               headers={"HX-Request": "true"})
+    assert "infractions[noise].bogus" in r.text and "Ключ «bogus» здесь не предусмотрен" in r.text
+    assert 'data-line="18"' in r.text
+
+
+def test_lint_errors_block_publishing(signed_in: Callable[[str], TestClient]) -> None:
+    c, csrf = _editor(signed_in)
+    text = TINY.replace("{low: caution, high: warning}", "{low: caution}")
+    r = c.post("/rulebooks/editor/check", data={"text": text, "csrf": csrf},
+               headers={"HX-Request": "true"})
+    assert "infractions.noise.penalty" in r.text and 'data-line="18"' in r.text
+    assert "Проверка находит 1 ошибку." in r.text
+    r = c.post("/rulebooks/editor/publish", data={"text": text, "csrf": csrf,
+                                                   "summary": "x", "in_force_from": "2027-01-01"})
+    assert r.status_code == 422
+
+
+def test_the_diff_against_the_edition_in_force(signed_in: Callable[[str], TestClient]) -> None:
+    c, csrf = _editor(signed_in)
+    page = c.get("/rulebooks/editor?from=berserk")
+    assert page.status_code == 200 and "berserk-basics" in page.text
+    text = page.text.split('name="text"', 1)[1].split(">", 1)[1].split("</textarea>")[0]
+    text = html.unescape(text)
+    assert "infractions:" in text
+    r = c.post("/rulebooks/editor/check", data={"text": text, "csrf": csrf, "from": "berserk"},
+               headers={"HX-Request": "true"})
+    assert "Ничего не изменилось" in r.text  # the same text as the edition in force
+    assert 'class="catalogue"' in r.text
+
+
+def test_a_failing_case_blocks_publishing(signed_in: Callable[[str], TestClient]) -> None:
+    c, csrf = _editor(signed_in)
+    data = {"text": TINY, "csrf": csrf, "case_name": "noise", "case_scenario": CASE,
+            "case_expected": '{"rulings": []}'}
+    r = c.post("/rulebooks/editor/cases", data=data, headers={"HX-Request": "true"})
+    assert r.status_code == 200 and "noise" in r.text and "rulings: expected 0, got 1" in r.text
+    r = c.post("/rulebooks/editor/publish", data={**data, "summary": "first",
+                                                   "in_force_from": "2027-01-01"})
+    assert r.status_code == 422 and "noise" in r.text.split('id="publish-reasons"')[1]
+
+
+def test_a_draft_that_passes_is_published_and_opens_again_in_the_editor(
+        signed_in: Callable[[str], TestClient]) -> None:
+    c, csrf = _editor(signed_in)
+    text = TINY.replace("id: tiny", "id: tiny-club")
+    case = CASE.replace("rulebook: tiny", "rulebook: tiny-club")
+    expected = c.post("/rulebooks/editor/cases", data={
+        "text": text, "csrf": csrf, "case_name": "noise", "case_scenario": case,
+        "case_expected": '{"rulings": []}'})
+    assert "rulings: expected 0, got 1" in expected.text
+    data = {"text": text, "csrf": csrf, "case_name": "noise", "case_scenario": case,
+            "case_expected": '{"rulings": [{"event": "e1", "subject": "ann", '
+                             '"infraction": "noise", "cause": "table", '
+                             '"sanctions": [{"kind": "caution"}]}], "subjects": {"ann": {}}}',
+            "summary": "Первая редакция", "in_force_from": "2027-01-01"}
+    r = c.post("/rulebooks/editor/publish", data=data)
+    assert r.status_code == 200, r.text
+    assert "Редакция 1 регламента tiny-club опубликована" in r.text
+    assert "tiny-club" in c.get("/rulebooks").text
+    page = c.get("/rulebooks/editor?from=tiny-club")
+    assert page.status_code == 200 and "Крошечный регламент" in page.text
