@@ -46,7 +46,7 @@ def push(state: EngineState, team: str, ruling: Ruling) -> None:
     for i, acc in enumerate(state.book.accumulation):
         end = last_day(state, ruling, acc.ignore)
         if end is not None:
-            heapq.heappush(state.accum_heap[(team, i)], (end, ruling.seq, ruling))
+            heapq.heappush(state.entry(state.accum_heap, (team, i)), (end, ruling.seq, ruling))
 
 
 def rebuild(state: EngineState, team: str) -> None:
@@ -64,6 +64,7 @@ def rebuild(state: EngineState, team: str) -> None:
             if end is not None:
                 kept.append((end, seq, r))
         heapq.heapify(kept)
+        state.keep_key(state.accum_heap, (team, i))
         state.accum_heap[(team, i)] = kept
 
 
@@ -74,7 +75,7 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
         gives = {s.kind for s in acc.gives}
         if any(validity.holds_kind(state, team, k, day) for k in gives):
             continue
-        heap = state.accum_heap[(team, i)]
+        heap = state.entry(state.accum_heap, (team, i))
         while heap and heap[0][0] < day:  # no longer valid: stops counting for good
             heapq.heappop(heap)
         if len(heap) < acc.count:
@@ -91,8 +92,9 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
         ruling.sanctions = sanctions.build(state, acc.gives, team, day, details, names, ruling,
                                            None)
         for s in ruling.uses:
-            state.used_by[s.seq].append(ruling)
+            state.entry(state.used_by, s.seq).append(ruling)
         state.record(ruling)
+        state.keep_key(state.accumulated_by, ruling.seq)
         state.accumulated_by[ruling.seq] = acc
 
 

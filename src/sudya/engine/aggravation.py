@@ -95,10 +95,11 @@ def decision(state: EngineState, ev: Decision) -> None:
         specs = sanctions.choose(outcome, ev.choice, state.book)
         ruling.sanctions = sanctions.build(state, specs, target.subject, day, details, names,
                                            ruling, inf)
+    state.keep(target)
     target.pending = False
     target.resolved_by = ev.id
     state.record(ruling)
-    state.resolutions[ev.of].append(ruling)
+    state.entry(state.resolutions, ev.of).append(ruling)
     state.after(ev.id, [ruling], day)
 
 

@@ -37,6 +37,7 @@ def overturn(state: EngineState, event_id: str, of: str, rulings: list[Ruling],
         ruling.revokes = of
         ruling.notes.append(reason)
         ruling.notes.extend(also)
+        state.keep(r)
         r.revoked = True
         if r.pending:
             r.pending = False
@@ -44,6 +45,7 @@ def overturn(state: EngineState, event_id: str, of: str, rulings: list[Ruling],
         state.record(ruling)
         victims = list(r.sanctions)
         for res in state.resolutions.get(of, ()):
+            state.keep(res)
             res.revoked = True
             victims += res.sanctions
         cancellation.revoke(state, event_id, victims, day, ruling)
@@ -75,7 +77,9 @@ def correct_result(state: EngineState, ev: Correction) -> bool:
     for i in range(len(state.results) - 1, -1, -1):  # the latest results are corrected most
         if state.results[i][0].id == ev.of:
             state.check_judge(ev.judge, "decide", "correct")
+            state.keep(state.results)
             del state.results[i]
+            state.keep_key(state.corrected_results, ev.of)
             state.corrected_results[ev.of] = ev.id
             return True
     return False
@@ -107,6 +111,7 @@ def appeal(state: EngineState, ev: Appeal) -> None:
             raise RuleError("appeal.final", field="of", event=ev.of,
                             role=roster.judges[first.judge].role)
     for r in rulings:
+        state.keep(r)
         r.appealed = True
     day = state.t.date
     # where the appeal procedure comes from, and where someone had to choose (§4 E10)
@@ -134,7 +139,7 @@ def appeal(state: EngineState, ev: Appeal) -> None:
             ruling.pending_outcome = outcome
             ruling.offered = sanctions.offered(state, outcome, first.subject, day, {}, {}, None)
             state.record(ruling)
-            state.primary.setdefault(ev.id, []).append(ruling)
+            state.add_primary(ruling)
             return
         specs = sanctions.choose(outcome, ev.choice, state.book) if outcome.is_choice else \
             list(outcome.sanctions)

@@ -42,8 +42,10 @@ def revoke(state: EngineState, event_id: str, victims: Iterable[Sanction], day: 
         s, revoker = queue.pop(0)
         if s.revoked:
             continue
+        state.keep(s)
         s.revoked = True
         s.revoked_by = revoker
+        state.keep_len(state.revocations)
         state.revocations.append(s)
         touched.add(s.subject)
         for derived in state.used_by.get(s.seq, ()):
@@ -52,6 +54,7 @@ def revoke(state: EngineState, event_id: str, victims: Iterable[Sanction], day: 
             if derived.cause == "accumulation" and accumulation.still_met(state, derived):
                 continue
             undone.add(derived.seq)
+            state.keep(derived)
             derived.revoked = True
             undo = state.new_ruling(event_id, derived.subject, None, derived.cause, day)
             undo.revokes = derived.event
@@ -59,6 +62,7 @@ def revoke(state: EngineState, event_id: str, victims: Iterable[Sanction], day: 
                                      {"cause": derived.cause, "event": derived.event}))
             for u in derived.uses:
                 if not u.revoked:
+                    state.keep(u)
                     u.consumed = False
                     give_back(state, u)
             queue += [(x, undo) for x in derived.sanctions if not x.revoked]
@@ -83,6 +87,7 @@ def cancel(state: EngineState, ev: Offence, inf: Infraction, ruling: Ruling) -> 
     cancels = inf.cancels
     assert cancels is not None
     for target in targets(state, ruling, cancels):
+        state.keep(target)
         target.revoked = True
         out = state.new_ruling(ev.id, target.subject, target.infraction,
                                "cancellation", ruling.date or state.t.date, ev.round)

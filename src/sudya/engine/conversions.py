@@ -32,11 +32,12 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
         for conv in state.book.conversions:
             pools = {state.pool(s, conv.pool) for s in subjects}
             for owner in sorted(pools):
-                pool = state.conv[(owner, conv.source_kind)]
+                pool = state.entry(state.conv, (owner, conv.source_kind))
                 live = [s for s in pool if not s.revoked and not s.consumed]
                 while len(live) >= conv.count:
                     used, live = live[: conv.count], live[conv.count:]
                     for s in used:
+                        state.keep(s)
                         s.consumed = True
                     ruling = state.new_ruling(event_id, owner, None, "conversion", day)
                     ruling.uses = used
@@ -47,7 +48,7 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
                     sanctions.add(state, ruling.sanctions, state.book.kind(conv.to), owner,
                                   None, None, False, day, {}, {}, ruling)
                     for s in used:
-                        state.used_by[s.seq].append(ruling)
+                        state.entry(state.used_by, s.seq).append(ruling)
                     state.record(ruling)
                     subjects = {*subjects, owner}
                     changed = True
@@ -58,7 +59,7 @@ def track(state: EngineState, s: Sanction) -> None:
     """Pool a new sanction for every conversion that converts its kind."""
     for conv in state.book.conversions:
         if conv.source_kind == s.kind:
-            state.conv[(state.pool(s.subject, conv.pool), s.kind)].append(s)
+            state.entry(state.conv, (state.pool(s.subject, conv.pool), s.kind)).append(s)
 
 
 def give_back(state: EngineState, s: Sanction) -> None:
@@ -67,7 +68,7 @@ def give_back(state: EngineState, s: Sanction) -> None:
     for conv in state.book.conversions:
         if conv.source_kind == s.kind and ruling is not None and \
                 ruling.tournament == state.t.index:
-            pool = state.conv[(state.pool(s.subject, conv.pool), s.kind)]
+            pool = state.entry(state.conv, (state.pool(s.subject, conv.pool), s.kind))
             if s not in pool:
                 pool.append(s)
                 pool.sort(key=lambda x: x.seq)

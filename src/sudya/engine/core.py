@@ -72,8 +72,11 @@ def new_tournament(state: EngineState, ev: NewTournament) -> None:
         level=ev.level if ev.level is not None else t.level,
         settings=ev.settings if ev.settings is not None else t.settings,
     )
+    state.keep_key(state.tournament_dates, state.t.index)
     state.tournament_dates[state.t.index] = state.t.date
     # the pools of stacking, conversions and status sanctions are the tournament's
+    for pool in (state.stack, state.stack_dirty, state.conv, state.out, state.replaced):
+        state.keep(pool)
     state.stack.clear()
     state.stack_dirty.clear()
     state.conv.clear()
@@ -86,15 +89,25 @@ def roster_change(state: EngineState, ev: RosterChange) -> None:
     roster = state.roster
     for player in ev.players:
         if player not in state.player_order:
-            state.player_order[player] = len(roster.players)
-            roster.players.append(player)
+            join(state, player)
     for team, members in ev.teams.items():
+        state.keep_key(roster.teams, team)
         roster.teams[team] = list(members)
         for member in members:
+            state.keep_key(roster.team_of, member)
             roster.team_of[member] = team
+    state.keep(roster.judges)
     roster.judges.update(ev.judges)
     for rep in ev.replacements:
         replace(state, rep)
+
+
+def join(state: EngineState, player: str) -> None:
+    """A new player of the series, last in its order."""
+    state.keep_key(state.player_order, player)
+    state.player_order[player] = len(state.roster.players)
+    state.keep_len(state.roster.players)
+    state.roster.players.append(player)
 
 
 def replace(state: EngineState, rep: Replacement) -> None:
@@ -121,11 +134,13 @@ def replace(state: EngineState, rep: Replacement) -> None:
     if elsewhere is not None and elsewhere != team:
         raise RuleError("team.member-elsewhere", field="by", member=rep.by)
     if rep.by not in state.player_order:
-        state.player_order[rep.by] = len(roster.players)
-        roster.players.append(rep.by)
+        join(state, rep.by)
     if team is not None and rep.by not in roster.teams[team]:
+        state.keep(roster.teams[team])
         roster.teams[team].append(rep.by)
+        state.keep_key(roster.team_of, rep.by)
         roster.team_of[rep.by] = team
+    state.keep_key(state.replaced, rep.removed)
     state.replaced[rep.removed] = rep.by
 
 
@@ -133,6 +148,7 @@ def result(state: EngineState, ev: Result) -> None:
     """A game's result, kept with its tournament for the standings."""
     for i, player in enumerate(ev.players):
         state.check_playing(player, f"players.{i}")
+    state.keep_len(state.results)
     state.results.append((ev, state.t.index))
 
 

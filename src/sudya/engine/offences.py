@@ -162,6 +162,7 @@ def details_spec(state: EngineState, inf: Infraction) -> dict[str, Detail]:
     """The inputs an infraction declares, with the rulebook's common ones."""
     spec = state.spec_cache.get(inf.id)
     if spec is None:
+        state.keep_key(state.spec_cache, inf.id)
         spec = state.spec_cache[inf.id] = {**state.book.common_details, **inf.details}
     return spec
 
@@ -173,6 +174,7 @@ def notes_of(state: EngineState, inf: Infraction) -> list[Reason]:
         notes = [Reason("rule.source", {"source": inf.source}, inf.source),
                  *(Reason("rule.interpretation", {"text": {"ru": n.ru, "en": n.en}},
                           n.source) for n in inf.interpretation)]
+        state.keep_key(state.note_cache, inf.id)
         state.note_cache[inf.id] = notes
     return notes
 

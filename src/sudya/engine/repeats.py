@@ -36,6 +36,7 @@ def earlier(state: EngineState, inf: Infraction, subject: str, day: dt.date,
     if history and len(found) < len(history) and state.book.repeats.scope == "validity":
         # what can no longer count from this tournament on leaves the index, so the work
         # per event does not grow with a long season
+        state.keep(history)
         history[:] = [r for r in history if may_count_from(state, r, state.t.date)]
     names["earlier_count"] = len(found)
     for name in inf.sums:

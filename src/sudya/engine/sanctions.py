@@ -151,7 +151,8 @@ def reduce(state: EngineState, inf: Infraction, kind: SanctionKind, subject: str
         if red.once_per_subject and key in state.reduced:
             ruling.notes.append(Reason("reduction.already-granted", {"subject": subject}))
             continue
-        state.reduced.add(key)
+        state.keep_key(state.reduced, key)
+        state.reduced[key] = None
         ruling.notes.append(note(red.note))
         amount = int(red.formula({**names, "amount": amount}))
     return amount

@@ -36,14 +36,16 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
     # at the end of one table's match, only its players (and their teams, or the members of
     # a team named): the others' matches go on
     order = state.player_order
-    dirty = state.stack_dirty
+    dirty = set(state.stack_dirty)
     if ev.players is not None:
         named = set(ev.players)
         named |= {t for p in ev.players if (t := state.roster.team_of.get(p)) is not None}
         named |= {m for p in ev.players for m in state.roster.teams.get(p, ())}
         dirty = dirty & named
     subjects = sorted(dirty, key=lambda p: order.get(p, len(order)))
-    state.stack_dirty -= dirty
+    state.keep(state.stack_dirty)
+    for subject in dirty:
+        del state.stack_dirty[subject]
     for subject in subjects:
         while not state.is_out(subject):
             group = three_of_a_kind(state, subject, st.count)
@@ -52,6 +54,7 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
             rank, used = group
             if st.consumes:
                 for s in used:
+                    state.keep(s)
                     s.consumed = True
             given = dict.fromkeys(st.given_with, True)
             ruling = state.new_ruling(ev.id, subject, None, "stacking", state.t.date, ev.round,
@@ -69,7 +72,7 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
             for s in ruling.sanctions:
                 sanctions.carry(state.book.kind(s.kind), given, ruling, explain=False)
             for s in used:
-                state.used_by[s.seq].append(ruling)
+                state.entry(state.used_by, s.seq).append(ruling)
             state.record(ruling)
 
 
@@ -83,7 +86,7 @@ def reason(s: Sanction) -> str:
 def three_of_a_kind(state: EngineState, subject: str,
                     count: int) -> tuple[int, list[Sanction]] | None:
     """The lowest rank with `count` penalties for different reasons, and the oldest of them."""
-    pool = state.stack[subject]
+    pool = state.entry(state.stack, subject)
     pool[:] = [s for s in pool if not s.revoked and not s.consumed]
     by_rank: dict[int, dict[str, Sanction]] = defaultdict(dict)
     for s in pool:
@@ -105,8 +108,9 @@ def track(state: EngineState, s: Sanction, ruling: Ruling) -> bool:
     if (not s.attached or st.counts_attached) and s.rank in state.ladder_by_rank:
         if ruling.derived and not st.counts_derived:
             return False
-        state.stack[s.subject].append(s)
-        state.stack_dirty.add(s.subject)
+        state.entry(state.stack, s.subject).append(s)
+        state.keep_key(state.stack_dirty, s.subject)
+        state.stack_dirty[s.subject] = None
     return True
 
 
@@ -116,8 +120,9 @@ def give_back(state: EngineState, s: Sanction) -> None:
     ruling = s.ruling
     if st and ruling is not None and ruling.tournament == state.t.index and \
             s.rank in state.ladder_by_rank and (not s.attached or st.counts_attached):
-        pool = state.stack[s.subject]
+        pool = state.entry(state.stack, s.subject)
         if s not in pool:
             pool.append(s)
             pool.sort(key=lambda x: x.seq)
-            state.stack_dirty.add(s.subject)
+            state.keep_key(state.stack_dirty, s.subject)
+            state.stack_dirty[s.subject] = None

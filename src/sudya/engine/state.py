@@ -15,14 +15,17 @@ all take: a new ruling, recording it (each mechanism is told about what was reco
 on which team, which judge may do what. Each mechanism is a module of functions that take
 the state as their first argument; `core.RulesEngine` is this state plus the dispatcher.
 Pure: no I/O; nothing here knows a rulebook's id. History is indexed by subject and
-infraction so that the work per event does not grow with the length of the history.
+infraction so that the work per event does not grow with the length of the history. A trial
+(`trial`, a preview) rules as usual and then undoes what it changed: every change to the state
+is announced first (`keep`, `keep_key`, `keep_len`, `entry`), which costs a test outside one.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from sudya.engine import accumulation, conversions, stacking, validity
 from sudya.engine.model import (
@@ -38,6 +41,8 @@ from sudya.rulebooks.schema import Accumulation, Detail, Rulebook
 
 # causes of rulings that answer another event's rulings rather than an infraction of their own
 ANSWERS = ("appeal", "cancellation", "decision")
+
+V = TypeVar("V")
 
 
 class EngineState:
@@ -65,7 +70,9 @@ class EngineState:
         self.windows: dict[tuple[dt.date, Any], dt.date] = {}
         # tournament-scoped pools: stacking, conversions, status sanctions (who is out)
         self.stack: dict[str, list[Sanction]] = defaultdict(list)
-        self.stack_dirty: set[str] = set()
+        # subjects whose pool changed: a dict as an ordered set (a trial puts a dict back in
+        # its order; a set's order depends on its history)
+        self.stack_dirty: dict[str, None] = {}
         self.player_order = {p: i for i, p in enumerate(roster.players)}
         self.conv: dict[tuple[str, str], list[Sanction]] = defaultdict(list)
         self.out: dict[str, list[Sanction]] = defaultdict(list)
@@ -81,14 +88,93 @@ class EngineState:
         # derived rulings: a sanction (seq) -> the derived rulings that used it
         self.used_by: dict[int, list[Ruling]] = defaultdict(list)
         # sanctions: (subject, kind) reductions already granted once
-        self.reduced: set[tuple[str, str]] = set()
+        self.reduced: dict[tuple[str, str], None] = {}  # an ordered set
         # offences: per-infraction caches, and the names a tournament gives formulas
         self.spec_cache: dict[str, dict[str, Detail]] = {}
         self.note_cache: dict[str, list[Reason]] = {}
         self.context: tuple[Tournament, dict[str, Any]] | None = None
+        # a trial's undo log (`trial`): None outside one, so a replay only pays a test
+        self._undo: list[Callable[[], None]] | None = None
+        self._kept: set[Any] = set()  # what the trial has saved already
+        self._trial_seq = 0  # the last seq before the trial: rulings after it are its own
+
+    # ------------------------------------------------------------------ trials
+    def trial(self) -> Trial:
+        """Rule inside as usual, then put the state back exactly as it was, exception or not
+        (a preview: `with engine.trial(): rulings = engine.apply(event)`)."""
+        return Trial(self)
+
+    def keep(self, obj: Any) -> None:
+        """Before a change to a list or a dict, or to the fields of a ruling or a sanction
+        made before the trial: save what it holds (once per trial). No sets: one put back
+        may iterate in another order, so the state keeps its sets of things as dicts."""
+        undo = self._undo
+        if undo is None or id(obj) in self._kept:
+            return
+        self._kept.add(id(obj))
+        if isinstance(obj, list):
+            items = obj.copy()
+
+            def back() -> None:
+                obj[:] = items
+        elif isinstance(obj, dict):
+            saved = obj.copy()
+
+            def back() -> None:
+                obj.clear()
+                obj.update(saved)
+        else:
+            seq = obj.seq
+            if seq == 0 or seq > self._trial_seq:
+                return  # made in the trial: the rulings it returns keep what it did to them
+            names = type(obj).__slots__
+            values = [getattr(obj, n) for n in names]
+
+            def back() -> None:
+                for n, v in zip(names, values, strict=True):
+                    setattr(obj, n, v)
+        undo.append(back)
+
+    def keep_key(self, where: dict[Any, Any], key: Any) -> None:
+        """Before a key of a (large) dict is set: save that entry only (once per trial). A
+        key removed must go through `keep` (put back, it would come last)."""
+        undo = self._undo
+        if undo is None or (mark := ("key", id(where), key)) in self._kept:
+            return
+        self._kept.add(mark)
+        if key in where:
+            value = where[key]
+            undo.append(lambda: where.__setitem__(key, value))
+        else:
+            undo.append(lambda: where.pop(key, None))
+
+    def keep_len(self, items: list[Any]) -> None:
+        """Before appending to a (long) list that is only ever appended to here: save its
+        length (once per trial)."""
+        undo = self._undo
+        if undo is None or (mark := ("len", id(items))) in self._kept:
+            return
+        self._kept.add(mark)
+        n = len(items)
+
+        def back() -> None:
+            del items[n:]
+        undo.append(back)
+
+    def entry(self, where: dict[Any, V], key: Any) -> V:
+        """`where[key]` of a defaultdict about to be changed (reading a missing key adds it):
+        the entry and what it holds are saved first in a trial."""
+        if self._undo is None:
+            return where[key]
+        self.keep_key(where, key)
+        value = where[key]
+        self.keep(value)
+        return value
 
     def use_book(self, rulebook: Rulebook) -> None:
         """Rule under another edition from now on."""
+        self.keep(self.spec_cache)
+        self.keep(self.note_cache)
         self.book = rulebook
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         self.spec_cache.clear()
@@ -198,18 +284,26 @@ class EngineState:
         """Number a ruling and its sanctions, and tell every mechanism about them."""
         self.last_seq += 1
         ruling.seq = self.last_seq
+        self.keep_len(self.rulings)
         self.rulings.append(ruling)
         if not ruling.derived and ruling.cause not in ANSWERS:
-            self.primary.setdefault(ruling.event, []).append(ruling)
+            self.add_primary(ruling)
         if ruling.infraction and (ruling.sanctions or ruling.pending) and \
                 ruling.cause not in ANSWERS:
-            self.by_infraction[(self.scope(), ruling.subject, ruling.infraction)].append(
-                ruling)
+            self.entry(self.by_infraction,
+                       (self.scope(), ruling.subject, ruling.infraction)).append(ruling)
         for s in ruling.sanctions:
             self._register(s, ruling)
         if ruling.sanctions and self.book.accumulation:
             accumulation.track(self, ruling)
         return ruling
+
+    def add_primary(self, ruling: Ruling) -> None:
+        """Index a ruling as one its event made."""
+        self.keep_key(self.primary, ruling.event)
+        made = self.primary.setdefault(ruling.event, [])
+        self.keep(made)
+        made.append(ruling)
 
     def _register(self, s: Sanction, ruling: Ruling) -> None:
         self.last_seq += 1
@@ -217,9 +311,9 @@ class EngineState:
         s.ruling = ruling
         validity.track_until(self, s)
         if s.status:
-            self.out[s.subject].append(s)
+            self.entry(self.out, s.subject).append(s)
             if s.scope == "series":
-                self.series_out[s.subject].append(s)
+                self.entry(self.series_out, s.subject).append(s)
         if self.book.stacking and not stacking.track(self, s, ruling):
             return
         if self.book.conversions:
@@ -236,3 +330,31 @@ class EngineState:
             details = made[0].details if made else {}
             for team in sorted(teams):
                 accumulation.accumulate(self, event_id, team, day, details)
+
+
+class Trial:
+    """A trial on a state (`EngineState.trial`).
+
+    Every change the mechanisms make goes through `keep`, `keep_key`, `keep_len` or `entry`
+    first, which log how to undo it while a trial runs (and cost one test otherwise); the
+    state's own attributes (the counter, the tournament, the edition, the caches) are saved
+    whole. The rulings made inside are new objects and stay valid after it.
+    """
+
+    def __init__(self, state: EngineState) -> None:
+        self.state = state
+        self.attrs: dict[str, Any] = {}
+        self.undo: list[Callable[[], None]] = []
+
+    def __enter__(self) -> None:
+        state = self.state
+        if state._undo is not None:
+            raise RuntimeError("a trial is already running")
+        self.attrs = dict(state.__dict__)
+        state._undo, state._kept, state._trial_seq = self.undo, set(), state.last_seq
+
+    def __exit__(self, *exc: object) -> None:
+        for step in reversed(self.undo):
+            step()
+        self.state.__dict__.clear()
+        self.state.__dict__.update(self.attrs)

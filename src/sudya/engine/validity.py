@@ -61,6 +61,7 @@ def window(state: EngineState, day: dt.date, details: dict[str, Any]) -> dt.date
     key = (base, v.months)
     until = state.windows.get(key)
     if until is None:
+        state.keep_key(state.windows, key)
         try:
             until = state.windows[key] = add_months(base, v.months)
         except ValueError:
@@ -109,19 +110,25 @@ def track_until(state: EngineState, s: Sanction) -> None:
     until = _last_day(s)
     # the subject's sanctions of this kind, by their last valid day: what it holds after a
     # revocation is the last one left, found without walking the subject's history
+    state.keep_key(state.held, s.subject)
     by_kind = state.held.setdefault(s.subject, {})
     of_kind = by_kind.get(s.kind)
     if not of_kind:
+        state.keep(by_kind)
         by_kind[s.kind] = [s]
     elif _last_day(of_kind[-1]) <= until:
+        state.keep(of_kind)
         of_kind.append(s)
     else:  # a window that ends earlier than one already held (a decision, a date given)
+        state.keep(of_kind)
         bisect.insort_right(of_kind, s, key=_last_day)
     _extend(state, s.subject, s.kind, until)
 
 
 def _extend(state: EngineState, subject: str, kind: str, until: dt.date) -> None:
+    state.keep_key(state.until, subject)
     held = state.until.setdefault(subject, {})
+    state.keep(held)
     keys: tuple[str | None, ...] = (kind,) if state.book.kind(kind).flag else (kind, None)
     for key in keys:
         if held.get(key, dt.date.min) < until:
@@ -131,9 +138,13 @@ def _extend(state: EngineState, subject: str, kind: str, until: dt.date) -> None
 def retrack(state: EngineState, subject: str) -> None:
     """After a revocation: recompute what the subject holds (revoked sanctions stay revoked,
     so they leave the end of each kind's list for good)."""
-    state.until.pop(subject, None)
+    held = state.until.get(subject)
+    if held is not None:  # emptied, not removed: the subject keeps its place (a trial)
+        state.keep(held)
+        held.clear()
     for kind, of_kind in state.held.get(subject, {}).items():
         while of_kind and of_kind[-1].revoked:
+            state.keep(of_kind)
             of_kind.pop()
         if of_kind:
             _extend(state, subject, kind, _last_day(of_kind[-1]))
