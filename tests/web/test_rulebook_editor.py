@@ -107,3 +107,13 @@ def test_a_draft_that_passes_is_published_and_opens_again_in_the_editor(
     assert "tiny-club" in c.get("/rulebooks").text
     page = c.get("/rulebooks/editor?from=tiny-club")
     assert page.status_code == 200 and "Крошечный регламент" in page.text
+    # the next draft against the published edition: «было / стало» per infraction and level
+    changed = text.replace("{low: caution, high: warning}", "{low: warning, high: warning}")
+    changed = changed.replace("  - id: digging", "  - id: digging-x")
+    r = c.post("/rulebooks/editor/check", data={"text": changed, "csrf": csrf},
+               headers={"HX-Request": "true"})
+    rows = [" | ".join(td.split("<")[0].strip() for td in tr.split("<td>")[1:])
+            for tr in r.text.split('id="diff"')[1].split("</table>")[0].split("<tr")[2:]]
+    assert "Шум | Низкий | пенальти | Замечание | Предупреждение" in rows
+    assert "Подкоп | Высокий | нарушение добавлено | — | Каторга [depth * 10]" in rows
+    assert "Подкоп | Низкий | нарушение удалено | Каторга [depth * 10] | —" in rows

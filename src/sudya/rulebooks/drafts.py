@@ -10,6 +10,7 @@ layer may not import).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +54,20 @@ SCHEMA_CODES = {
     "date_parsing": "draft.schema.date",
     "date_from_datetime_parsing": "draft.schema.date",
 }
+
+
+# ruamel's words for what is wrong with YAML, as codes the catalogue words in Russian too
+YAML_PROBLEMS = (
+    (re.compile(r"expected ',' or '\}', but got (?P<found>.+)"), "draft.yaml.flow-mapping"),
+    (re.compile(r"expected ',' or '\]', but got (?P<found>.+)"), "draft.yaml.flow-sequence"),
+    (re.compile(r"mapping values are not allowed here"), "draft.yaml.mapping-values"),
+    (re.compile(r"could not find expected ':'"), "draft.yaml.no-colon"),
+    (re.compile(r"expected <block end>, but found"), "draft.yaml.indent"),
+    (re.compile(r"found character '\\t' that cannot start any token"), "draft.yaml.tab"),
+    (re.compile(r"found unexpected end of stream"), "draft.yaml.unclosed"),
+    (re.compile(r'found duplicate key "(?P<key>[^"]*)"'), "draft.yaml.duplicate-key"),
+    (re.compile(r"found undefined alias '(?P<alias>[^']*)'"), "draft.yaml.alias"),
+)
 
 
 @dataclass(frozen=True)
@@ -135,7 +150,13 @@ def _yaml_problem(exc: RulebookError, text: str) -> Problem:
             line, column = mark.line + 1, mark.column + 1
     elif isinstance(cause, ReaderError):
         line = text.count("\n", 0, cause.position) + 1
-    return Problem("draft.yaml", {"problem": problem}, line=line, column=column)
+    code, params = "draft.yaml", {"problem": problem}
+    for pattern, known in YAML_PROBLEMS:
+        match = pattern.search(problem)
+        if match:
+            code, params = known, {"problem": problem, **match.groupdict()}
+            break
+    return Problem(code, params, line=line, column=column)
 
 
 def _position(data: Any, loc: Sequence[str | int]) -> tuple[int | None, int | None]:

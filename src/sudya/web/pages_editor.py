@@ -137,7 +137,7 @@ def _report(ctx: Ctx, draft: Draft) -> dict[str, Any]:
 
 def _diff_view(row: drafts.DiffRow) -> dict[str, Any]:
     changes = {"penalty": _("penalty"), "repeats": _("repeats"), "name": _("name"),
-               "added": _("added"), "removed": _("removed")}
+               "added": _("infraction added"), "removed": _("infraction removed")}
     return {"name": row.name, "id": row.infraction, "change": row.change,
             "change_text": changes[row.change], "level": row.level_name or _("all levels"),
             "before": row.before or "—", "after": row.after or "—"}
