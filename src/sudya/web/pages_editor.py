@@ -11,7 +11,9 @@ case passes; a published edition is never changed, only followed by another.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -19,7 +21,7 @@ from fastapi.responses import Response
 from starlette.datastructures import FormData, UploadFile
 
 from sudya.errors import SudyaError
-from sudya.rulebook_cases import DraftCase, Outcome, run_draft
+from sudya.rulebook_cases import DraftCase, Outcome, folder, run_draft
 from sudya.rulebooks import drafts, loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.services import rulebook_store
@@ -52,8 +54,6 @@ class Draft:
 
 
 def _bundled_cases(rid: str) -> list[DraftCase]:
-    from sudya.rulebook_cases import folder
-
     where = folder(rid)
     out = []
     for path in sorted(where.glob("*.yaml")) if where.is_dir() else []:
@@ -128,11 +128,20 @@ def _report(ctx: Ctx, draft: Draft) -> dict[str, Any]:
     if book is not None:
         base_text = _current_text(ctx, book.id)
         if base_text is not None:
-            base = drafts.check(base_text, lang).book
+            base = _base_book(base_text)
             if base is not None:
                 report["base"] = {"id": base.id, "edition": base.edition}
                 report["diff"] = [_diff_view(r) for r in drafts.diff(base, book, lang)]
     return report
+
+
+@functools.lru_cache(maxsize=16)
+def _base_book(text: str) -> Rulebook | None:
+    """An edition in force, loaded once (every check as one types compares against it)."""
+    try:
+        return loader.load_text(text, "edition")
+    except SudyaError:
+        return None
 
 
 def _diff_view(row: drafts.DiffRow) -> dict[str, Any]:
@@ -166,7 +175,7 @@ def _run_cases(draft: Draft, checked: drafts.DraftCheck) -> list[Outcome] | None
     try:
         return run_draft(draft.text, draft.cases)
     except SudyaError as exc:  # the draft itself refused by the replay's loader
-        return [Outcome(c.name, loader.BUNDLED, [str(exc)]) for c in draft.cases]
+        return [Outcome(c.name, Path(c.name), [str(exc)]) for c in draft.cases]
 
 
 def _page(ctx: Ctx, draft: Draft, *, status: int = 200, block: str | None = None,
