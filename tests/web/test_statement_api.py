@@ -78,3 +78,5 @@ def test_statements_through_the_api(client: TestClient, auth: Auth, ledger: Ledg
                     headers=auth("sudya"))
     assert r.status_code == 404 and r.json()["detail"][0]["type"] == "statement.unknown-event"
     assert client.get(URL).status_code == 401
+    other = client.request("DELETE", URL, headers=auth("glavsud"))  # append-only
+    assert (other.status_code, other.headers["allow"]) == (405, "GET, POST")

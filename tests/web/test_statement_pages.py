@@ -1,7 +1,8 @@
 """A disqualification's statements in the web app (web/pages_statements.py): the list of the
 tournament's disqualifications, the page of one with its statements in order (who typed each
 and when) and the form; who may write which; bad input said beside its field, the form kept,
-nothing stored.
+nothing stored. (On SQLite only: tests/db/test_statements.py stores and reads statements on
+PostgreSQL too.)
 
 The demo's «Берсерк» tournament (1, professional): glavsud is the head judge, sudya a floor
 judge, igrok the player alisa's own account, schet the scorekeeper; master judges another
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of, main_of
 
@@ -46,7 +46,6 @@ def post(client: TestClient, url: str, **fields: str):  # type: ignore[no-untype
                        follow_redirects=False)
 
 
-@pytest.mark.postgresql
 def test_judges_write_the_statements_and_the_page_lists_them(signed_in: SignIn,
                                                              ledger: Ledger) -> None:
     disqualify(ledger)

@@ -71,7 +71,9 @@ def _dqs(s: Session, tournament: int, event: str | None = None) -> list[_Dq]:
              .join(m.Ruling, m.Ruling.event_id == m.Event.id)
              .join(m.SanctionRow, m.SanctionRow.ruling_id == m.Ruling.id)
              .outerjoin(m.Revocation, m.Revocation.sanction_id == m.SanctionRow.id)
-             .where(m.Event.tournament_id == tournament)
+             .where(m.Event.tournament_id == tournament,
+                    m.SanctionRow.status.in_(STATUSES) | m.SanctionRow.kind.in_(
+                        [k.id for k in book.sanctions if k.status in STATUSES]))
              .order_by(m.Event.seq, m.Ruling.position, m.SanctionRow.position))
     if event is not None:
         query = query.where(m.Event.ext_id == event)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
+from fastapi.responses import Response
 from pydantic import Field
 
 from sudya import commands
@@ -101,6 +102,13 @@ def statement(body: StatementIn, event: EventId,
     except commands.CommandError as exc:
         raise ApiError(exc.code, status=422, field=exc.field, **exc.params) from None
     return add_statement(a.ctx.ledger, cmd, a.actor())
+
+
+@router.api_route("/tournaments/{tid}/events/{event}/statements", include_in_schema=False,
+                  methods=["OPTIONS", "PUT", "PATCH", "DELETE", "TRACE"])
+def statements_other_methods() -> Response:
+    """405 naming both methods of the path (Starlette's own names only the first route's)."""
+    return Response(status_code=405, headers={"Allow": "GET, POST"})
 
 
 __all__ = ["router"]
