@@ -41,7 +41,7 @@ from sudya.services.common import (
     load_book,
     ref,
 )
-from sudya.services.projection import Projection, State, rule
+from sudya.services.projection import Projection, State
 from sudya.services.writer import (
     BY_KEY,
     INSERT_EVENT,
@@ -381,12 +381,8 @@ class Ledger:
         payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
                    "round": round, "date": None, "details": details or {}, "choice": choice,
                    "note": note}
-        place = self._series_of(tournament)
-        base = self.projection.snapshot(place.id)  # no connection held while it waits
-        with self.factory() as s, s.begin():
-            state = self.projection.preview_state(s, place, base)
-        return rule(state, self.projection.to_event(command("infraction", payload), "preview",
-                                                    state, place))
+        return self.projection.preview(self.factory, self._series_of(tournament),
+                                       command("infraction", payload), "preview")
 
     def end_match(self, *, tournament: int, round: int | None,
                   players: list[str] | tuple[str, ...] | None = None,

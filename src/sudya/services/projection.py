@@ -2,8 +2,9 @@
 
 The events table is the source of truth. A series' engine is rebuilt by replaying its
 stored events once and then kept per process; before a new event is ruled on, the engine
-catches up with the events other processes stored since (`catch_up`). A preview rules on a
-copy and stores nothing.
+catches up with the events other processes stored since (`catch_up`). A preview rules on the
+cached engine in a trial (`RulesEngine.trial`: every change it makes is undone), so it copies
+nothing and stores nothing.
 
 Locks, all per series (a series never waits for another in this process):
 
@@ -12,7 +13,8 @@ Locks, all per series (a series never waits for another in this process):
 - the *state lock*: the cached engine is changed only by the writer holding it, from its
   catch-up until its transaction has committed or rolled back (released by the session
   events below), so a cached engine is always one the database has committed; a preview
-  holds it only while it copies the engine, never while it waits for the database.
+  holds it only while it tries its event on the engine (after catching it up with events it
+  read before, if other processes stored some), never while it waits for the database.
 
 Order, always: turn → connection → the database's series lock → state lock. Other processes
 are kept in step by the database (SQLite: BEGIN IMMEDIATE; PostgreSQL: the series row lock).
@@ -20,11 +22,10 @@ are kept in step by the database (SQLite: BEGIN IMMEDIATE; PostgreSQL: the serie
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -174,28 +175,60 @@ class Projection:
             return  # no such series, or nothing stored yet: the writer says so
         self._offer(series_id, self._build(s, SeriesRef(series_id, row.rulebook), row.last_seq))
 
-    def snapshot(self, series_id: int) -> State | None:
-        """A copy of the cached engine (committed, since writers hold the state lock until
-        their transaction ends), or None; no connection is held while this waits."""
-        cached = self.states.get(series_id)
-        if cached is None:
-            return None
-        with self.locks(series_id).state:
-            cached = self.states.get(series_id)
-            return None if cached is None else _copy(cached)
+    def preview(self, factory: Callable[[], Session], series: SeriesRef,
+                cmd: commands.Command, ext_id: str) -> list[Ruling]:
+        """The rulings the engine would make on `cmd` now, storing nothing: ruled in a trial
+        on the cached engine (committed, since writers hold the state lock until their
+        transaction ends), which it leaves as it was. What the database has that the engine
+        has not yet is read first, holding no lock, and applied holding the state lock."""
+        for _ in range(3):  # a writer's rollback may drop the engine meanwhile: again
+            with factory() as s, s.begin():
+                last = s.scalar(select(m.Series.last_seq).where(m.Series.id == series.id)) or 0
+                cached = self.states.get(series.id)
+                tail: list[StoredEvent] = []
+                if cached is None:
+                    self._offer(series.id, self._build(s, series, last))
+                    since = last
+                else:
+                    since = cached.seq  # read without the lock: only a lower bound
+                    if since < last:  # other processes stored events since
+                        tail = list(s.execute(select(*STORED).where(
+                            m.Event.series_id == series.id, m.Event.seq > since,
+                            m.Event.seq <= last).order_by(m.Event.seq)))
+                    if any(ev.kind == "tournament" for ev in tail):
+                        rulebook_store.sync(s)  # it may use an edition published since
+            with self.locks(series.id).state:
+                state = self.states.get(series.id)
+                if state is not None and state.seq >= since:
+                    self._apply_stored(state, tail, series)
+                    return self._trial(state, cmd, ext_id, series)
+        with factory() as s, s.begin():  # still none to try it on: a private engine
+            last = s.scalar(select(m.Series.last_seq).where(m.Series.id == series.id)) or 0
+            state = self._build(s, series, last)
+        return self.apply(state, cmd, ext_id, series)
 
-    def preview_state(self, s: Session, series: SeriesRef, base: State | None) -> State:
-        """A private engine to try an event on, caught up with what `s` sees from `base` (a
-        `snapshot`); previews store nothing and never change the cached engine."""
-        last = s.scalar(select(m.Series.last_seq).where(m.Series.id == series.id)) or 0
-        if base is None or base.seq > last:
-            built = self._build(s, series, last)
-            self._offer(series.id, built)
-            return _copy(built)
-        if base.seq < last:  # other processes stored events since
-            self._replay_since(s, base, series, last)
-            self._offer(series.id, _copy(base))
-        return base
+    def _trial(self, state: State, cmd: commands.Command, ext_id: str,
+               series: SeriesRef) -> list[Ruling]:
+        books = dict(state.books)  # a new tournament's edition, loaded for the trial
+        try:
+            with state.engine.trial():
+                return self.apply(state, cmd, ext_id, series)
+        finally:
+            state.books.clear()
+            state.books.update(books)
+
+    def _apply_stored(self, state: State, events: list[StoredEvent],
+                      series: SeriesRef) -> None:
+        """Catch the cached engine up with stored events read beforehand (the caller holds
+        the series' state lock); dropped if it refuses one (it may be half-way)."""
+        try:
+            for ev in events:
+                if ev.seq > state.seq:
+                    self._replay_stored(state, ev, series)
+        except BaseException:
+            self.forget(series.id)
+            raise
+        state.stored_revocations = len(state.engine.revocations)
 
     def _offer(self, series_id: int, state: State) -> None:
         """Keep a committed engine for the next writer or preview, unless the cached one is as
@@ -296,12 +329,6 @@ def rule(state: State, event: Event) -> list[Ruling]:
         return state.engine.apply(event)
     except RuleError as exc:
         raise LedgerError(exc.code, field=exc.field, **exc.params) from exc
-
-
-def _copy(state: State) -> State:
-    """A deep copy of an engine that shares the (immutable) rulebooks."""
-    memo: dict[int, Any] = {id(b): b for b in (state.engine.book, *state.books.values())}
-    return copy.deepcopy(state, memo)
 
 
 # Every session: when a writing transaction ends, the state locks it took are released, and
