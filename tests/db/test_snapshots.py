@@ -63,6 +63,23 @@ def test_a_restart_starts_from_the_snapshot_and_rules_as_a_full_replay(
                                    round=2)) == expected
 
 
+def test_a_snapshot_of_an_older_version_is_replaced_even_with_no_new_event(
+        db_engine: sa.Engine, berserk: tuple[int, int]) -> None:
+    sid, tid = berserk
+    first = Ledger(db_engine, snapshot_key=KEY)
+    _record_some(first, tid)
+    first.save_snapshots()
+    with db_engine.begin() as conn:
+        conn.execute(sa.text("UPDATE engine_snapshot SET code = 'an older version'"))
+    upgraded = Ledger(db_engine, snapshot_key=KEY)
+    _preview(upgraded, tid)  # rebuilt from the events: the snapshot is another version's
+    assert upgraded.projection.last_replayed == _events(upgraded, sid)
+    assert upgraded.save_snapshots() == 1
+    again = Ledger(db_engine, snapshot_key=KEY)
+    _preview(again, tid)
+    assert again.projection.last_replayed == 0
+
+
 @pytest.mark.parametrize("forgery", [
     "UPDATE engine_snapshot SET digest = 'ab' || substr(digest, 3)",  # not its signature
     "UPDATE engine_snapshot SET chain = 'ab' || substr(chain, 3)",  # the ledger changed

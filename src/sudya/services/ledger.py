@@ -149,7 +149,7 @@ class Ledger:
                 seq, data = state.seq, snapshots.dumps(state)[1]
             with self.uow().begin() as s:
                 conn = s.connection()
-                if snapshots.stored_seq(conn, series_id) >= seq:
+                if snapshots.current(conn, series_id, seq):
                     continue
                 snapshots.store(conn, key, series_id, seq, data)
                 stored += 1

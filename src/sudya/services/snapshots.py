@@ -42,6 +42,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Connection, delete, insert, select
 
+from sudya.bulk import paused_gc
 from sudya.db import models as m
 from sudya.engine import core
 from sudya.rulebooks import loader
@@ -146,7 +147,8 @@ def dumps(state: Any) -> tuple[list[str], bytes]:
     if state.engine.book not in books:
         books.append(state.engine.book)
     out = io.BytesIO()
-    _pickler(out, books).dump(state)  # `books` stays alive: no id above is reused meanwhile
+    with paused_gc():
+        _pickler(out, books).dump(state)  # `books` stays alive: no id above is reused meanwhile
     editions = [b.edition for b in books]
     return editions, pickle.dumps(editions) + out.getvalue()
 
@@ -157,7 +159,8 @@ def loads(series: SeriesRef, data: bytes) -> Any:
     books = [load_book(series.rulebook, e) for e in editions]
     _loading.objects = [_objects(book) for book in books]
     try:
-        return pickle.load(stream)  # noqa: S301 — signed data (see `restore`)
+        with paused_gc():  # millions of objects, none of them garbage: no collections
+            return pickle.load(stream)  # noqa: S301 — signed data (see `restore`)
     finally:
         del _loading.objects
 
@@ -204,4 +207,12 @@ def stored_seq(conn: Connection, series_id: int) -> int:
         m.EngineSnapshot.series_id == series_id)).scalar() or 0
 
 
-__all__ = ["code_hash", "dumps", "loads", "restore", "store", "stored_seq"]
+def current(conn: Connection, series_id: int, seq: int) -> bool:
+    """Whether the series has a snapshot as new as event `seq` made by this code (one made
+    by another version is replaced even when no event came since)."""
+    return conn.execute(select(m.EngineSnapshot.id).where(
+        m.EngineSnapshot.series_id == series_id, m.EngineSnapshot.seq >= seq,
+        m.EngineSnapshot.code == code_hash())).first() is not None
+
+
+__all__ = ["code_hash", "current", "dumps", "loads", "restore", "store", "stored_seq"]
