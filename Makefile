@@ -44,6 +44,7 @@ bench: setup
 	$(UV) run --frozen python bench/record.py
 	$(UV) run --frozen python -P bench/http.py
 	$(UV) run --frozen python bench/coldstart.py
+	$(UV) run --frozen python bench/preview.py
 	$(UV) run --frozen python -P bench/standings.py
 
 docs: setup
