@@ -106,7 +106,18 @@ def kept(path: Path, workdir: Path, events: int) -> int:
         tid = build(f"sqlite:///{path}", events)
         marker.write_text(f"{tid} {events}")
     shutil.copy(path, workdir / "season.db")
-    return int(marker.read_text().split()[0])
+    tid = int(marker.read_text().split()[0])
+    # a snapshot made by another version of the code is not used: make this version's
+    from sudya.db.session import make_engine
+    from sudya.services.ledger import Ledger
+
+    engine = make_engine(f"sqlite:///{workdir / 'season.db'}")
+    ledger = Ledger(engine, snapshot_key=KEY)
+    with ledger.writing(tournament=tid):
+        pass  # builds the series' engine (from its snapshot if that is this version's)
+    ledger.save_snapshots()
+    engine.dispose()
+    return tid
 
 
 @contextlib.contextmanager
