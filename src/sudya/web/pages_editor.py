@@ -13,10 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path as FilePath
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 from starlette.datastructures import FormData, UploadFile
 
@@ -36,10 +36,20 @@ _ = i18n.gettext
 MAX_CASES = 50
 
 
-def _editor(ctx: Ctx) -> None:
+def _editor(ctx: Ctx, tournament: str = "") -> None:
+    """Organisers write rulebooks; a tournament's head judge (who may hear appeals there)
+    also turns a decision of its college into the next edition's precedent (003)."""
     ctx.need_user()
-    if not manages_any(ctx.session, ctx.user):
-        raise forbid(_("Only a tournament's organiser writes rulebooks."))
+    if manages_any(ctx.session, ctx.user):
+        return
+    if tournament.isdigit():
+        try:
+            _t, _book, roles = ctx.tournament(int(tournament))
+        except AuthError:
+            roles = None
+        if roles is not None and roles.can("hear-appeals"):
+            return
+    raise forbid(_("Only a tournament's organiser writes rulebooks."))
 
 
 @dataclass
@@ -51,6 +61,8 @@ class Draft:
     cases: list[DraftCase] = field(default_factory=list)
     in_force_from: str = ""
     summary: str = ""
+    next_tournament: bool = False  # in force from the next tournament (a precedent's way)
+    tournament: str = ""  # the tournament whose college decision the precedent comes from
 
 
 def _bundled_cases(rid: str) -> list[DraftCase]:
@@ -102,7 +114,9 @@ async def _read(request: Request) -> tuple[FormData, Draft]:
     draft = Draft(text=str(form.get("text", "")).replace("\r\n", "\n"),
                   start=str(form.get("from", "")), cases=cases[:MAX_CASES],
                   in_force_from=str(form.get("in_force_from", "")).strip(),
-                  summary=str(form.get("summary", "")).strip())
+                  summary=str(form.get("summary", "")).strip(),
+                  next_tournament=form.get("next_tournament") == "1",
+                  tournament=str(form.get("tournament", "")).strip())
     return form, draft
 
 
@@ -175,7 +189,7 @@ def _run_cases(draft: Draft, checked: drafts.DraftCheck) -> list[Outcome] | None
     try:
         return run_draft(draft.text, draft.cases)
     except SudyaError as exc:  # the draft itself refused by the replay's loader
-        return [Outcome(c.name, Path(c.name), [str(exc)]) for c in draft.cases]
+        return [Outcome(c.name, FilePath(c.name), [str(exc)]) for c in draft.cases]
 
 
 def _page(ctx: Ctx, draft: Draft, *, status: int = 200, block: str | None = None,
@@ -204,6 +218,25 @@ def editor(ctx: C, start: Annotated[str, Query(alias="from")] = "") -> Response:
     return _page(ctx, draft)
 
 
+@router.get("/t/{tid}/precedents/{event}")
+def precedent(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> Response:
+    """A decision of the college on a case the regulation does not cover, as a draft rule of
+    the next edition, in force from the next tournament (003: «на следующий турнир данный
+    прецедент вносится в данную систему»), to edit and publish; not for aggravation."""
+    _editor(ctx, str(tid))
+    t, book, _roles = ctx.tournament(tid)
+    try:
+        text = rulebook_store.precedent_draft(ctx.session, tournament=tid, decision_event=event)
+    except SudyaError as exc:
+        raise AuthError(i18n.error(exc), status=422) from None
+    draft = Draft(text=text, start=book.id, next_tournament=True, tournament=str(tid),
+                  summary=_("Precedent: the decision %(event)s of %(tournament)s",
+                            event=event, tournament=t.name))
+    if book.id in loader.bundled_ids():
+        draft.cases = _bundled_cases(book.id)
+    return _page(ctx, draft)
+
+
 def _fragment(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
 
@@ -211,8 +244,8 @@ def _fragment(request: Request) -> bool:
 @router.post("/rulebooks/editor/check")
 async def check(ctx: C, request: Request) -> Response:
     """The draft checked: under htmx the report alone (problems, catalogue, diff)."""
-    _editor(ctx)
     form, draft = await _read(request)
+    _editor(ctx, draft.tournament)
     ctx.check_csrf(str(form.get("csrf", "")))
     return _page(ctx, draft, block="report" if _fragment(request) else None)
 
@@ -220,8 +253,8 @@ async def check(ctx: C, request: Request) -> Response:
 @router.post("/rulebooks/editor/cases")
 async def cases(ctx: C, request: Request) -> Response:
     """The draft's cases replayed under it."""
-    _editor(ctx)
     form, draft = await _read(request)
+    _editor(ctx, draft.tournament)
     ctx.check_csrf(str(form.get("csrf", "")))
     checked = drafts.check(draft.text, i18n.current_lang.get())
     outcomes = _run_cases(draft, checked)
@@ -234,8 +267,8 @@ async def publish(ctx: C, request: Request) -> Response:
     """Publish the draft as a new edition: refused, with the reasons beside the button,
     unless it loads, lint finds no error and every case passes."""
     user = ctx.need_user()
-    _editor(ctx)
     form, draft = await _read(request)
+    _editor(ctx, draft.tournament)
     ctx.check_csrf(str(form.get("csrf", "")))
     checked = drafts.check(draft.text, i18n.current_lang.get())
     reasons = _reasons(checked)
@@ -243,9 +276,10 @@ async def publish(ctx: C, request: Request) -> Response:
     failing = [o.name for o in outcomes or [] if not o.passed]
     if failing:
         reasons.append(_("Cases fail: %(names)s.", names=", ".join(failing)))
-    in_force: dt.date | None = None
+    in_force: dt.date | None = None  # None: from the next tournament
     try:
-        in_force = dt.date.fromisoformat(draft.in_force_from) if draft.in_force_from else None
+        if draft.in_force_from and not draft.next_tournament:
+            in_force = dt.date.fromisoformat(draft.in_force_from)
     except ValueError:
         reasons.append(_("In force from: a date YYYY-MM-DD."))
     if not draft.summary:
