@@ -32,9 +32,11 @@ class PostgresServer:
     def url_of(self, name: str) -> str:
         return make_url(self.url).set(database=name).render_as_string(hide_password=False)
 
-    def create(self, *, template: str | None = None, prefix: str = "t") -> str:
-        """A new database (a copy of `template` if given): its name."""
-        name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    def create(self, *, template: str | None = None, prefix: str = "t",
+               name: str | None = None) -> str:
+        """A new database (a copy of `template` if given; named `name`, or a new name with
+        `prefix`): its name."""
+        name = name or f"{prefix}_{uuid.uuid4().hex[:12]}"
         copy = f' TEMPLATE "{template}"' if template else ""
         with self._admin.connect() as conn:
             # cloning fails while anyone is connected to the template: its builder must

@@ -7,6 +7,8 @@ or, when that is unset, from a throwaway cluster this session starts and stops i
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,11 +35,43 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         server.drop(name)
 
 
-@pytest.fixture
-def db_engine(db_url: str) -> Iterator[sa.Engine]:
-    """A migrated database."""
-    engine = make_engine(db_url)
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated once to the newest schema, copied for each test."""
+    path = tmp_path_factory.mktemp("migrated") / "migrated.db"
+    engine = make_engine(f"sqlite:///{path}")
     upgrade(engine)
+    engine.dispose()
+    with sqlite3.connect(path) as conn:  # everything in the main file: a copy is whole
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres(postgres_server: PostgresServer) -> str:
+    """A PostgreSQL database migrated once to the newest schema, cloned for each test."""
+    name = postgres_server.create(prefix="migrated")
+    engine = make_engine(postgres_server.url_of(name))
+    upgrade(engine)
+    engine.dispose()  # CREATE DATABASE … TEMPLATE refuses while anyone is connected to it
+    return name
+
+
+@pytest.fixture
+def db_engine(request: pytest.FixtureRequest, db_url: str) -> Iterator[sa.Engine]:
+    """A migrated database: `db_url`'s, made a copy of one migrated once per session (the
+    migrations themselves are tested from an empty database in test_ledger_migrations)."""
+    url = sa.engine.make_url(db_url)
+    if url.get_backend_name() == "sqlite":
+        assert url.database and not Path(url.database).exists()
+        shutil.copyfile(request.getfixturevalue("migrated_sqlite"), url.database)
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        assert url.database
+        server.drop(url.database)
+        server.create(template=request.getfixturevalue("migrated_postgres"),
+                      name=url.database)
+    engine = make_engine(db_url)
     yield engine
     engine.dispose()
 
