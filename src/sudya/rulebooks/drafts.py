@@ -214,47 +214,13 @@ def _schema_problems(data: Any, exc: ValidationError) -> list[Problem]:
 def _finding(f: Finding, data: Any) -> Problem:
     """A lint finding placed in the text: its key path found in the YAML tree (list items
     named by their id)."""
-    keys: list[str | int] = []
-    node = data
-    for part in f.loc:
-        if isinstance(node, list) and isinstance(part, str):
-            found = next((i for i, item in enumerate(node)
-                          if isinstance(item, dict) and str(item.get("id")) == part), None)
-            if found is None:
-                break
-            part = found
-        keys.append(part)
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            break
+    keys = loader.keys_of(data, f.loc)
     if not f.loc and f.where:  # a finding that names its place only in words
-        keys = [p for p in f.where.replace("[", ".").replace("]", "").split(".") if p]
-        keys = _resolve_ids(data, keys)
+        keys = loader.keys_of(data, [p for p in f.where.replace("[", ".").replace("]", "")
+                                     .split(".") if p])
     line, column = _position(data, keys)
     return Problem(f.code, dict(f.params), severity=f.severity, line=line, column=column,
                    path=f.where, message=f.message)
-
-
-def _resolve_ids(data: Any, parts: list[str | int]) -> list[str | int]:
-    out: list[str | int] = []
-    node = data
-    for part in parts:
-        if isinstance(node, list):
-            if isinstance(part, str) and part.isdigit():
-                part = int(part)
-            elif isinstance(part, str):
-                found = next((i for i, item in enumerate(node)
-                              if isinstance(item, dict) and str(item.get("id")) == part), None)
-                if found is None:
-                    break
-                part = found
-        out.append(part)
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            break
-    return out
 
 
 # ------------------------------------------------------------------ the catalogue

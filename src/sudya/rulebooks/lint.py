@@ -611,21 +611,7 @@ def _line(path: str, loc: Loc) -> int | None:
         data = _yaml(path, Path(path).stat().st_mtime_ns)
     except (OSError, RulebookError):
         return None
-    keys: list[str | int] = []
-    node = data
-    for part in loc:
-        if isinstance(node, list) and isinstance(part, str):
-            found = next((i for i, item in enumerate(node)
-                          if isinstance(item, dict) and str(item.get("id")) == part), None)
-            if found is None:
-                break
-            part = found
-        keys.append(part)
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            break
-    return loader.line_of(data, keys)
+    return loader.line_of(data, loader.keys_of(data, loc))
 
 
 @functools.lru_cache(maxsize=16)

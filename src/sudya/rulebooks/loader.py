@@ -146,6 +146,28 @@ def parse_yaml(text: str, name: str) -> Any:
         raise RulebookError(f"{name}: malformed YAML: nested too deeply") from exc
 
 
+def keys_of(data: Any, loc: Sequence[str | int]) -> list[str | int]:
+    """A finding's key path as keys of the YAML tree, as far as the tree has them: a list
+    item named by its `id` (or, failing that, by its index written as digits)."""
+    keys: list[str | int] = []
+    node = data
+    for part in loc:
+        if isinstance(node, list) and isinstance(part, str):
+            found = next((i for i, item in enumerate(node)
+                          if isinstance(item, dict) and str(item.get("id")) == part), None)
+            if found is None and part.isdigit():
+                found = int(part)
+            if found is None:
+                break
+            part = found
+        keys.append(part)
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+    return keys
+
+
 def line_of(data: Any, loc: Sequence[str | int]) -> int | None:
     """The 1-based line of the deepest key of `loc` that exists in the YAML tree."""
     line: int | None = None

@@ -144,23 +144,7 @@ def _problem(f: lint.Finding, data: Any) -> RulebookProblem:
 
 def _line_in(data: Any, loc: tuple[str | int, ...]) -> int | None:
     """The line of a finding's key path, list items named by their id (as lint does)."""
-    if not loc:
-        return None
-    keys: list[str | int] = []
-    node = data
-    for part in loc:
-        if isinstance(node, list) and isinstance(part, str):
-            found = next((i for i, item in enumerate(node)
-                          if isinstance(item, dict) and str(item.get("id")) == part), None)
-            if found is None:
-                break
-            part = found
-        keys.append(part)
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            break
-    return loader.line_of(data, keys)
+    return loader.line_of(data, loader.keys_of(data, loc)) if loc else None
 
 
 def _edition_findings(book: Rulebook, name: str, lang: str) -> list[lint.Finding]:
