@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
@@ -183,7 +183,22 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def user_view(user: m.User) -> UserView:
+class _Account(Protocol):
+    """An account as an ORM row or as the columns a query read."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def username(self) -> str: ...
+    @property
+    def display_name(self) -> str: ...
+    @property
+    def person_handle(self) -> str | None: ...
+    @property
+    def lang(self) -> str: ...
+
+
+def user_view(user: _Account) -> UserView:
     """What the edges see of an account (never its password hash)."""
     return UserView(id=user.id, username=user.username, display_name=user.display_name,
                     person_handle=user.person_handle, lang=user.lang)
@@ -238,8 +253,7 @@ def session_user(s: Session, token: str | None) -> UserView | None:
         tzinfo=dt.UTC)
     if expires < m.now():
         return None
-    return UserView(id=found.id, username=found.username, display_name=found.display_name,
-                    person_handle=found.person_handle, lang=found.lang)
+    return user_view(found)
 
 
 def revoke(s: Session, token: str | None = None, *, user_id: int | None = None) -> int:

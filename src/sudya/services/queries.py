@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import select, union
+from sqlalchemy import Row, select, union
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from sudya.bulk import paused_gc
@@ -222,27 +222,16 @@ def event_of_request(s: Session, tournament_id: int, request_id: str,
         m.Event.kind == kind).order_by(m.Event.seq.desc()).limit(1))
 
 
-def tournament_view(t: m.Tournament) -> TournamentView:
-    """What the edges show of a tournament row."""
-    return TournamentView(id=t.id, name=t.name, position=t.position, edition=t.edition,
-                          level=t.level, date=t.date, settings=dict(t.settings or {}),
-                          series=SeriesView(id=t.series.id, name=t.series.name,
-                                            rulebook=t.series.rulebook))
+# a tournament as the edges show it, read as columns (every request of its pages and API
+# asks for one): no ORM rows
+_TOURNAMENT = (select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
+                      m.Tournament.edition, m.Tournament.level, m.Tournament.date,
+                      m.Tournament.settings, m.Series.id.label("series_id"),
+                      m.Series.name.label("series_name"), m.Series.rulebook)
+               .join(m.Series, m.Series.id == m.Tournament.series_id))
 
 
-def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
-    """The tournament with this id; None for an unknown id (or one no database integer holds)."""
-    if not 0 < tournament <= BIGGEST_ID:
-        return None
-    # columns, not ORM rows: every request of a tournament's pages and API asks
-    row = s.execute(select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
-                           m.Tournament.edition, m.Tournament.level, m.Tournament.date,
-                           m.Tournament.settings, m.Series.id.label("series_id"),
-                           m.Series.name.label("series_name"), m.Series.rulebook)
-                    .join(m.Series, m.Series.id == m.Tournament.series_id)
-                    .where(m.Tournament.id == tournament)).first()
-    if row is None:
-        return None
+def _tournament_view(row: Row[Any]) -> TournamentView:
     return TournamentView(id=row.id, name=row.name, position=row.position,
                           edition=row.edition, level=row.level, date=row.date,
                           settings=dict(row.settings or {}),
@@ -250,10 +239,18 @@ def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
                                             rulebook=row.rulebook))
 
 
+def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
+    """The tournament with this id; None for an unknown id (or one no database integer holds)."""
+    if not 0 < tournament <= BIGGEST_ID:
+        return None
+    row = s.execute(_TOURNAMENT.where(m.Tournament.id == tournament)).first()
+    return None if row is None else _tournament_view(row)
+
+
 def all_tournaments(s: Session) -> list[TournamentView]:
     """Every tournament, the newest first."""
-    return [tournament_view(t) for t in s.scalars(
-        select(m.Tournament).order_by(m.Tournament.date.desc(), m.Tournament.id))]
+    return [_tournament_view(row) for row in s.execute(
+        _TOURNAMENT.order_by(m.Tournament.date.desc(), m.Tournament.id))]
 
 
 def series_exists(s: Session, *, name: str) -> bool:

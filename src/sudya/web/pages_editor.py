@@ -25,8 +25,9 @@ from sudya.rulebook_cases import DraftCase, Outcome, folder, run_draft
 from sudya.rulebooks import drafts, loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.services import rulebook_store
-from sudya.services.accounts import AuthError, manages_any
+from sudya.services.accounts import AuthError, Roles, manages_any
 from sudya.services.common import Actor
+from sudya.views import TournamentView
 from sudya.web import i18n
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -36,19 +37,20 @@ _ = i18n.gettext
 MAX_CASES = 50
 
 
-def _editor(ctx: Ctx, tournament: str = "") -> None:
+def _editor(ctx: Ctx, tournament: str = "") -> tuple[TournamentView, Rulebook, Roles] | None:
     """Organisers write rulebooks; a tournament's head judge (who may hear appeals there)
-    also turns a decision of its college into the next edition's precedent (003)."""
+    also turns a decision of its college into the next edition's precedent (003). Returns
+    the tournament when it had to be looked up to decide."""
     ctx.need_user()
     if manages_any(ctx.session, ctx.user):
-        return
+        return None
     if tournament.isdigit():
         try:
-            _t, _book, roles = ctx.tournament(int(tournament))
+            found = ctx.tournament(int(tournament))
         except AuthError:
-            roles = None
-        if roles is not None and roles.can("hear-appeals"):
-            return
+            found = None
+        if found is not None and found[2].can("hear-appeals"):
+            return found
     raise forbid(_("Only a tournament's organiser writes rulebooks."))
 
 
@@ -223,8 +225,7 @@ def precedent(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> 
     """A decision of the college on a case the regulation does not cover, as a draft rule of
     the next edition, in force from the next tournament (003: «на следующий турнир данный
     прецедент вносится в данную систему»), to edit and publish; not for aggravation."""
-    _editor(ctx, str(tid))
-    t, book, _roles = ctx.tournament(tid)
+    t, book, _roles = _editor(ctx, str(tid)) or ctx.tournament(tid)
     try:
         text = rulebook_store.precedent_draft(ctx.session, tournament=tid, decision_event=event)
     except SudyaError as exc:
