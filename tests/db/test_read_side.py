@@ -22,6 +22,7 @@ from sudya.db import models as m
 from sudya.rulebooks import loader
 from sudya.services.ledger import Ledger
 from sudya.services.queries import (
+    TABLES,
     person_history,
     standings_page,
     tournament_roster,
@@ -144,3 +145,29 @@ def test_a_tournament_read_alone_says_what_its_series_says(ledger: Ledger,
                               [r for r in every if r.tournament == t.position],
                               [(r, p) for r, p in results if p == t.position], always=True)
             assert tournament_standings(s, tid) == whole
+
+
+def test_standings_are_made_once_per_state_of_the_series(ledger: Ledger,
+                                                         db_engine: sa.Engine) -> None:
+    """A table made is kept while the series holds the same events: the next request reads
+    no results or rulings; a result entered (or a ruling, a player) is a new state."""
+    _t1, t2 = season(ledger)
+    with Session(db_engine) as s:
+        first = standings_page(s, t2)
+    with Session(db_engine) as s, rows_read(db_engine) as counts:
+        again = standings_page(s, t2)
+        whole = tournament_standings(s, t2)
+    assert again == first
+    assert counts.get("result", 0) == 0 and counts.get("ruling", 0) == 0, counts
+    whole["players"]["alice"]["games_won"] = -1  # a caller's copy: the kept table is not it
+    ledger.record_result(tournament=t2, players=("bob", "carol"), score=(2, 0), round=1)
+    with Session(db_engine) as s:
+        after = standings_page(s, t2)
+        assert after.players["bob"].matches == 1 != first.players["bob"].matches
+        assert after.players["alice"].games_won != -1
+        TABLES.clear()
+        assert standings_page(s, t2) == after  # what making it afresh gives
+    ledger.record(tournament=t2, infraction=SLOW, player="bob", round=1)
+    with Session(db_engine) as s, rows_read(db_engine) as counts:
+        standings_page(s, t2)
+    assert counts.get("ruling", 0) >= 1, counts  # made again: its rulings read

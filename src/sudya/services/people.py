@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,13 +62,19 @@ def _tournament(s: Session, tournament: int) -> m.Tournament:
     return t
 
 
-def _entries(s: Session, tournament: int) -> list[_Entry]:
-    """The tournament's players in the order they entered, with their teams and seats."""
-    rows = s.execute(select(m.Person.handle, m.Person.name, m.Team.handle, m.Team.name,
-                            m.Entry.table_no)
-                     .join(m.Entry, m.Entry.person_id == m.Person.id)
-                     .outerjoin(m.Team, m.Team.id == m.Entry.team_id)
-                     .where(m.Entry.tournament_id == tournament).order_by(m.Entry.id))
+def _entries(s: Session, tournament: int, only: Collection[str] | None = None
+             ) -> list[_Entry]:
+    """The tournament's players in the order they entered, with their teams and seats
+    (`only`: the players of these handles, and the members of the teams among them)."""
+    query = (select(m.Person.handle, m.Person.name, m.Team.handle, m.Team.name,
+                    m.Entry.table_no)
+             .join(m.Entry, m.Entry.person_id == m.Person.id)
+             .outerjoin(m.Team, m.Team.id == m.Entry.team_id)
+             .where(m.Entry.tournament_id == tournament).order_by(m.Entry.id))
+    if only is not None:
+        handles = list(only)
+        query = query.where(m.Person.handle.in_(handles) | m.Team.handle.in_(handles))
+    rows = s.execute(query)
     return [_Entry(handle, name or handle, team, team_name or team, seat)
             for handle, name, team, team_name, seat in rows]
 
@@ -163,9 +170,11 @@ def person_name(s: Session, *, handle: str) -> str | None:
     return s.scalar(select(m.Person.name).where(m.Person.handle == handle))
 
 
-def display_names(s: Session, *, tournament: int) -> dict[str, str]:
-    """handle -> display name of every player and team of the tournament."""
-    entries = _entries(s, tournament)
+def display_names(s: Session, *, tournament: int,
+                  only: Collection[str] | None = None) -> dict[str, str]:
+    """handle -> display name of every player and team of the tournament (`only`: of those
+    of these handles, players or teams: a page of a large table names its own lines)."""
+    entries = _entries(s, tournament, only)
     names = {e.handle: e.name for e in entries}
     for e in entries:
         if e.team is not None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-import itertools
+import threading
+from collections import OrderedDict
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Row, select, union
@@ -90,15 +92,93 @@ def tournament_summary(s: Session, tournament_id: int, *,
 
 def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
     """Standings of one tournament from its stored results and rulings."""
+    table = _standings_table(s, tournament_id)
+    # the caller's own copy: the table itself is shared by the requests that read it
+    return {"players": {p: dict(row) for p, row in table.players},
+            "teams": {t: dict(row) for t, row in table.teams.items()}}
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """A tournament's standings as made, shared (read only) until its series changes."""
+
+    players: list[tuple[str, dict[str, Any]]]  # in table order
+    teams: dict[str, dict[str, Any]]
+    columns: list[str]
+    team_columns: list[str]
+
+
+class _Tables:
+    """The latest standings made, by tournament and what its series held when made.
+
+    Standings change only when the series does: every event (a result, a ruling, a roster
+    change) raises the series' `last_seq` and moves its `chain_head` (the hash of the last
+    row written, db.chain) in the transaction that stores it. A table made from a state of
+    the series is kept under those marks, read before the rows (so the rows are at least as
+    new as the marks), and given to every request that finds the same marks. The chain head
+    makes the key a name of the content: another database (a test's, a restored copy) with
+    the same numbers holds other rows and so another head. Names are not kept here (a
+    person's display name changes without an event): pages read them for the lines shown."""
+
+    SIZE = 32  # tournaments kept: a federation's busy day, each table a few MB at most
+
+    def __init__(self) -> None:
+        self._tables: OrderedDict[tuple[Any, ...], _Table] = OrderedDict()
+        self._mutex = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> _Table | None:
+        with self._mutex:
+            table = self._tables.get(key)
+            if table is not None:
+                self._tables.move_to_end(key)
+            return table
+
+    def put(self, key: tuple[Any, ...], table: _Table) -> None:
+        with self._mutex:
+            self._tables[key] = table
+            self._tables.move_to_end(key)
+            while len(self._tables) > self.SIZE:
+                self._tables.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._mutex:
+            self._tables.clear()
+
+
+TABLES = _Tables()
+
+_MARKS = (select(m.Tournament.series_id, m.Tournament.edition, m.Series.rulebook,
+                 m.Series.last_seq, m.Series.chain_head)
+          .join(m.Series, m.Series.id == m.Tournament.series_id))
+
+
+def _standings_table(s: Session, tournament_id: int) -> _Table:
+    """The tournament's standings: kept from an earlier request while its series has not
+    changed (`_Tables`), else made from its stored results and rulings."""
+    marks = s.execute(_MARKS.where(m.Tournament.id == tournament_id)).first() \
+        if 0 < tournament_id <= BIGGEST_ID else None
+    if marks is None:
+        raise LedgerError("tournament.unknown", field="tournament", tournament=tournament_id)
+    key = (tournament_id, *marks)
+    kept = TABLES.get(key) if marks.chain_head else None
+    if kept is not None:
+        return kept
     t = _tournament(s, tournament_id)
     book = loader.load(t.series.rulebook, t.edition)
     roster = tournament_roster(s, t)
     # thousands of results and their objects, none garbage until the table is made: a
     # collection half-way would walk them all for nothing (sudya.bulk)
     with paused_gc():
-        table = standings(book, roster, rulings_of(s, t), counted_results(s, t), always=True)
-    if table is None:
+        made = standings(book, roster, rulings_of(s, t), counted_results(s, t), always=True)
+    if made is None:
         raise LedgerError("scoring.none", field="tournament", rulebook=book.id)
+    players: dict[str, dict[str, Any]] = made["players"]
+    teams: dict[str, dict[str, Any]] = made["teams"]
+    table = _Table(players=list(players.items()), teams=teams,
+                   columns=list(next(iter(players.values()), {})),
+                   team_columns=list(next(iter(teams.values()), {})))
+    if marks.chain_head:
+        TABLES.put(key, table)
     return table
 
 
@@ -110,23 +190,21 @@ def standings_page(s: Session, tournament_id: int, *, page: int = 1,
     """One page of a tournament's standings: the players' lines `limit` at a time in table
     order (each with its place in the whole table), or those whose name or handle holds `q`
     (case and «ё» folded); every team. The table is made whole (a place depends on every
-    line), only the page is turned into a view."""
-    table = tournament_standings(s, tournament_id)
-    players: dict[str, dict[str, Any]] = table["players"]
-    columns = list(next(iter(players.values()), {}))
-    team_columns = list(next(iter(table["teams"].values()), {}))
+    line) once per state of the series (`_Tables`), only the page is turned into a view."""
+    table = _standings_table(s, tournament_id)
+    players = table.players
     wanted = fold(q)
     if wanted:
         names = display_names(s, tournament=tournament_id)
-        players = {p: row for p, row in players.items()
-                   if wanted in fold(p) or wanted in fold(names.get(p, p))}
+        players = [(p, row) for p, row in players
+                   if wanted in fold(p) or wanted in fold(names.get(p, p))]
     page, limit = max(page, 1), max(limit, 1)
     start = (page - 1) * limit
     return StandingsPageView(
-        players=dict(itertools.islice(players.items(), start, start + limit)),
-        teams=table["teams"], total=len(players), page=page, limit=limit,
-        pages=max(1, -(-len(players) // limit)), offset=start, q=q, columns=columns,
-        team_columns=team_columns)
+        players=dict(players[start:start + limit]),
+        teams=table.teams, total=len(players), page=page, limit=limit,
+        pages=max(1, -(-len(players) // limit)), offset=start, q=q, columns=table.columns,
+        team_columns=table.team_columns)
 
 
 def person_history(s: Session, handle: str, on: dt.date,

@@ -231,5 +231,7 @@ def standings(ctx: C, tid: int, page: int = 1, q: str = "") -> Response:
     t, book, roles = ctx.tournament(tid)  # public: no sign-in needed
     # a page of the players' lines (a large open tournament has thousands), or those found
     table = standings_page(ctx.session, tid, page=min(max(page, 1), 100_000), q=q[:100])
+    # the names of the lines shown, not of every player
+    shown = [*table.players, *table.teams]
     return ctx.render("standings.html", t=t, book=book, table=table,
-                      names=display_names(ctx.session, tournament=tid))
+                      names=display_names(ctx.session, tournament=tid, only=shown))
