@@ -121,15 +121,7 @@ def apply(engine: RulesEngine, ev: Event) -> None:
         engine.apply(ev)
 
 
-# clan-championship: a fighter's earlier rulings that never stop counting for recidivism
-# (penal labour never expires, 003) are walked on each of their reports by repeats.earlier
-# (counts, earlier_* sums): a fighter reported 100 times walks 100 rulings. Not fixed yet.
-GROWS = {"clan-championship": "repeats.earlier walks a fighter's never-expiring rulings"}
-
-
-@pytest.mark.parametrize("book_id", [
-    pytest.param(b, marks=[pytest.mark.xfail(reason=GROWS[b], strict=True)] if b in GROWS
-                 else []) for b in KINDS])
+@pytest.mark.parametrize("book_id", list(KINDS))
 def test_work_per_event_does_not_grow_with_the_history(book_id: str) -> None:
     short = lines_per_event(book_id, SHORT)
     long = lines_per_event(book_id, LONG)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
-from sudya.engine import sanctions, validity
+from sudya.engine import repeats, sanctions, validity
 from sudya.engine.model import Decision, Reason, Ruling, Sanction
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Infraction, Outcome
@@ -98,6 +98,7 @@ def decision(state: EngineState, ev: Decision) -> None:
     state.keep(target)
     target.pending = False
     target.resolved_by = ev.id
+    repeats.changed(state, target)  # decided: it no longer counts as pending
     state.record(ruling)
     state.entry(state.resolutions, ev.of).append(ruling)
     state.after(ev.id, [ruling], day)

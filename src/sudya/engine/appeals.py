@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sudya.engine import cancellation, sanctions
+from sudya.engine import cancellation, repeats, sanctions
 from sudya.engine.model import Appeal, Correction, Reason, Ruling
 from sudya.errors import RuleError
 
@@ -42,6 +42,7 @@ def overturn(state: EngineState, event_id: str, of: str, rulings: list[Ruling],
         if r.pending:
             r.pending = False
             r.resolved_by = event_id
+        repeats.changed(state, r)
         state.record(ruling)
         victims = list(r.sanctions)
         for res in state.resolutions.get(of, ()):
@@ -73,12 +74,17 @@ def correct_result(state: EngineState, ev: Correction) -> bool:
     """A result entered by mistake stops counting (False: `of` is no result that counts).
 
     Nothing is ruled: the correction is the record, the result stays stored; the right result,
-    if any, is entered after it."""
+    if any, is entered after it. Most corrections are of rulings: asked first whether `of`
+    is a result at all, the season's results are walked only to correct one."""
+    if not state.result_ids.get(ev.of):
+        return False
     for i in range(len(state.results) - 1, -1, -1):  # the latest results are corrected most
         if state.results[i][0].id == ev.of:
             state.check_judge(ev.judge, "decide", "correct")
             state.keep(state.results)
             del state.results[i]
+            state.keep_key(state.result_ids, ev.of)
+            state.result_ids[ev.of] -= 1
             state.keep_key(state.corrected_results, ev.of)
             state.corrected_results[ev.of] = ev.id
             return True

@@ -23,7 +23,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from sudya.engine import accumulation, conversions, stacking, validity
+from sudya.engine import accumulation, conversions, repeats, stacking, validity
 from sudya.engine.model import Offence, Reason, Ruling, Sanction
 from sudya.engine.sanctions import note
 from sudya.rulebooks.schema import Cancels, Infraction
@@ -48,6 +48,8 @@ def revoke(state: EngineState, event_id: str, victims: Iterable[Sanction], day: 
         state.keep_len(state.revocations)
         state.revocations.append(s)
         touched.add(s.subject)
+        if s.ruling is not None:  # its ruling may stop counting as an earlier offence
+            repeats.changed(state, s.ruling)
         for derived in state.used_by.get(s.seq, ()):
             if derived.seq in undone or derived.revoked:
                 continue
@@ -89,6 +91,7 @@ def cancel(state: EngineState, ev: Offence, inf: Infraction, ruling: Ruling) -> 
     for target in targets(state, ruling, cancels):
         state.keep(target)
         target.revoked = True
+        repeats.changed(state, target)
         out = state.new_ruling(ev.id, target.subject, target.infraction,
                                "cancellation", ruling.date or state.t.date, ev.round)
         out.revokes = target.event
@@ -108,7 +111,7 @@ def targets(state: EngineState, ruling: Ruling, cancels: Cancels) -> list[Ruling
     for target_id in cancels.infractions:
         found: dict[int, Ruling] = {}
         for player in players:
-            for target in state.by_infraction.get((state.scope(), player, target_id), ()):
+            for target in repeats.indexed(state, (state.scope(), player, target_id)):
                 if matches(state, target, ruling, cancels):
                     found[target.seq] = target
                     if cancels.players == "either":

@@ -150,6 +150,8 @@ def result(state: EngineState, ev: Result) -> None:
         state.check_playing(player, f"players.{i}")
     state.keep_len(state.results)
     state.results.append((ev, state.t.index))
+    state.keep_key(state.result_ids, ev.id)
+    state.result_ids[ev.id] = state.result_ids.get(ev.id, 0) + 1
 
 
 # event type -> the mechanism that rules on it (in the order `isinstance` falls back on)

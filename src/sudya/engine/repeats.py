@@ -9,16 +9,20 @@ the infraction's own `repeats` rows, the last row for every later repeat; 003 «
 offences count for the tournament (002) or while one of their sanctions is valid (003 «Срок
 действия наказаний»). Revoked and cancelled rulings never count (000 §7.3).
 
-Shape: functions on the shared `EngineState` (state.py).
+Shape: functions on the shared `EngineState` (state.py). Per (scope, subject, infraction):
+within a tournament, the list of earlier rulings (short); across the series, a `Tally` of
+those that may still count with the day each stops, kept as rulings are made, revoked and
+decided, so a report's work does not grow with the subject's history.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+import heapq
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sudya.engine import validity
-from sudya.engine.model import Reason, Ruling
+from sudya.engine.model import FOREVER, Reason, Ruling
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Infraction, Outcome
 from sudya.rulebooks.schema import SanctionSpec as Spec
@@ -27,34 +31,194 @@ if TYPE_CHECKING:
     from sudya.engine.state import EngineState
 
 
+SERIES = -1  # the scope key of repeats that count across the series (`scope: validity`)
+
+
+class Earlier(NamedTuple):
+    """The subject's earlier rulings for an infraction that still count: how many, and the
+    last of them (what an escalation starts from)."""
+
+    number: int
+    last: Ruling | None
+
+
+class Tally(NamedTuple):
+    """A subject's rulings for one infraction that may still count (`scope: validity`).
+
+    `live`: seq -> (ruling, the last day it counts, whether its details are in `sums`), in
+    the order they were made; `ends`: a heap of (last day, seq), where an entry left behind
+    by a change (the ruling gone, its day earlier now) is skipped when it comes up, and every
+    ruling in `live` has an entry no later than its day; `sums`: the numeric details of the
+    rulings that are not pending (`earlier_<detail>`). So a report asks "how many, and what
+    sums" without walking the subject's history, however long it is.
+    """
+
+    live: dict[int, tuple[Ruling, dt.date, bool]]
+    ends: list[tuple[dt.date, int]]
+    sums: dict[str, Any]
+
+
+def track(state: EngineState, ruling: Ruling) -> None:
+    """Index a new ruling with sanctions (or pending) as an earlier offence of its subject.
+
+    Within a tournament (`scope: tournament`) the list is short and kept whole (cancellation
+    reads it too); across the series (`scope: validity`) the ruling joins its tally, until
+    it stops counting: revoked, decided (`changed`), or its day is past (`earlier`).
+    """
+    key = (state.scope(), ruling.subject, ruling.infraction or "")
+    if state.book.repeats.scope != "validity":
+        state.entry(state.by_infraction, key).append(ruling)
+        return
+    end = last_day(state, ruling)
+    if end is None:
+        return
+    tally = state.tallies.get(key)
+    if tally is None:
+        state.keep_key(state.tallies, key)
+        tally = state.tallies[key] = Tally({}, [], {})
+    _put(state, tally, ruling, end, not ruling.pending)
+
+
+def _put(state: EngineState, tally: Tally, ruling: Ruling, end: dt.date, summed: bool) -> None:
+    state.keep(tally.live)
+    state.keep(tally.ends)
+    if ruling.seq not in tally.live and summed:
+        state.keep(tally.sums)
+        _add_details(tally.sums, ruling.details, 1)
+    tally.live[ruling.seq] = (ruling, end, summed)
+    heapq.heappush(tally.ends, (end, ruling.seq))
+
+
+def _drop(state: EngineState, tally: Tally, seq: int) -> None:
+    state.keep(tally.live)
+    ruling, _, summed = tally.live.pop(seq)
+    if summed:
+        state.keep(tally.sums)
+        _add_details(tally.sums, ruling.details, -1)
+
+
+def _add_details(sums: dict[str, Any], details: dict[str, Any], sign: int) -> None:
+    """Add (or take away) a ruling's numeric details to the totals `earlier_<detail>` reads:
+    all of them, since which ones an infraction sums may change with the edition."""
+    for name, value in details.items():
+        if isinstance(value, int | float) and value:
+            sums[name] = sums.get(name, 0) + sign * value
+
+
+def last_day(state: EngineState, ruling: Ruling) -> dt.date | None:
+    """The last day an earlier ruling counts as an offence (`scope: validity`), None if it
+    no longer does: while a sanction of it is valid, or pending while its window from its
+    tournament lasts (`counts` on a given day)."""
+    if ruling.revoked:
+        return None
+    live = [s for s in ruling.sanctions if not s.revoked]
+    if ruling.sanctions and not live:
+        return None
+    if ruling.pending:
+        start = state.tournament_dates[ruling.tournament]
+        return validity.window(state, start, ruling.details)
+    if not live:
+        return None
+    return max(FOREVER if s.valid_until is None else s.valid_until for s in live)
+
+
+def changed(state: EngineState, ruling: Ruling) -> None:
+    """A ruling was revoked or decided, or one of its sanctions revoked: its last day may be
+    earlier now, or gone (it leaves its tally)."""
+    tally = state.tallies.get((SERIES, ruling.subject, ruling.infraction or ""))
+    if tally is None or ruling.seq not in tally.live:
+        return
+    _, was, summed = tally.live[ruling.seq]
+    end = last_day(state, ruling)
+    if end is None:
+        _drop(state, tally, ruling.seq)
+    elif end != was:
+        _put(state, tally, ruling, end, summed)
+
+
+def rewindow(state: EngineState) -> None:
+    """A new edition's windows: a pending ruling counts while the window of the edition in
+    force lasts, so each one's last day is found again (once per edition that changes them)."""
+    for tally in state.tallies.values():
+        for seq, (ruling, was, summed) in list(tally.live.items()):
+            end = last_day(state, ruling) if ruling.pending else was
+            if end is None:
+                _drop(state, tally, seq)
+            elif end != was:
+                state.keep(tally.live)
+                tally.live[seq] = (ruling, end, summed)
+        state.keep(tally.ends)
+        tally.ends[:] = [(day, seq) for seq, (_, day, _) in tally.live.items()]
+        heapq.heapify(tally.ends)
+
+
+def indexed(state: EngineState, key: tuple[int, str, str]) -> list[Ruling]:
+    """The rulings indexed for repeats under `key`: every one within a tournament, those that
+    may still count across the series."""
+    tally = state.tallies.get(key)
+    if tally is not None:
+        return [r for r, _, _ in tally.live.values()]
+    return state.by_infraction.get(key, [])
+
+
 def earlier(state: EngineState, inf: Infraction, subject: str, day: dt.date,
-            names: dict[str, Any]) -> list[Ruling]:
+            names: dict[str, Any]) -> Earlier:
     """The subject's earlier rulings for `inf` that still count; sets `earlier_*` names."""
     key = (state.scope(), subject, inf.id)
+    if state.book.repeats.scope == "validity":
+        return _from_tally(state, state.tallies.get(key), inf, day, names)
     history = state.by_infraction.get(key)
-    found = [r for r in history if counts(state, r, day)] if history else []
-    if history and len(found) < len(history) and state.book.repeats.scope == "validity":
-        # what can no longer count from this tournament on leaves the index, so the work
-        # per event does not grow with a long season
-        state.keep(history)
-        history[:] = [r for r in history if may_count_from(state, r, state.t.date)]
-    names["earlier_count"] = len(found)
+    rulings = [r for r in history if counts(r)] if history else []
+    names["earlier_count"] = len(rulings)
     for name in inf.sums:
         names[f"earlier_{name}"] = sum(
-            r.details.get(name) or 0 for r in found if not r.pending or r.resolved_by
-        )
-    return found
+            r.details.get(name) or 0 for r in rulings if not r.pending or r.resolved_by)
+    return Earlier(len(rulings), rulings[-1] if rulings else None)
+
+
+def _from_tally(state: EngineState, tally: Tally | None, inf: Infraction, day: dt.date,
+                names: dict[str, Any]) -> Earlier:
+    """Count a subject's tally on `day`; what can count neither on it nor from this
+    tournament on leaves the tally for good."""
+    if not tally:
+        names["earlier_count"] = 0
+        for name in inf.sums:
+            names[f"earlier_{name}"] = 0
+        return Earlier(0, None)
+    floor = min(day, state.t.date)
+    ends = tally.ends
+    if ends and ends[0][0] < floor:
+        state.keep(ends)
+        while ends and ends[0][0] < floor:
+            end, seq = heapq.heappop(ends)
+            entry = tally.live.get(seq)
+            if entry is not None and entry[1] == end:
+                _drop(state, tally, seq)
+    if not ends or ends[0][0] >= day:  # every ruling left counts on the day
+        count, sums = len(tally.live), tally.sums
+        last = next(reversed(tally.live.values()))[0] if tally.live else None
+    else:  # a report dated before some of them end: the slow way
+        rulings = [r for r, end, _ in tally.live.values() if end >= day]
+        count, last = len(rulings), (rulings[-1] if rulings else None)
+        sums = {}
+        for r in rulings:
+            if not r.pending:
+                _add_details(sums, r.details, 1)
+    names["earlier_count"] = count
+    for name in inf.sums:
+        names[f"earlier_{name}"] = sums.get(name, 0)
+    return Earlier(count, last)
 
 
 def repeated(state: EngineState, ruling: Ruling, inf: Infraction, table: Outcome,
-             rows: list[Outcome] | None, found: list[Ruling]) -> Outcome | None:
+             rows: list[Outcome] | None, found: Earlier) -> Outcome | None:
     """The outcome for a repeat (the ruling marked as one), or None when it is no repeat."""
-    if not found:
+    if found.last is None:
         return None
     book = state.book
     if book.repeats.mode == "escalate":
         ruling.cause = "repeat"
-        last = next(s for s in found[-1].sanctions if not s.attached and not s.revoked)
+        last = next(s for s in found.last.sanctions if not s.attached and not s.revoked)
         kind = escalate(state, last.rank)
         principal = table.sanctions[0].kind if table.sanctions else kind
         if book.kind(principal).rank > book.kind(kind).rank and not table.is_choice:
@@ -65,8 +229,8 @@ def repeated(state: EngineState, ruling: Ruling, inf: Infraction, table: Outcome
     if rows:
         ruling.cause = "repeat"
         ruling.notes.append(Reason("repeat.numbered",
-                                   {"n": len(found) + 1, "infraction": inf.id}))
-        return rows[min(len(found), len(rows)) - 1]
+                                   {"n": found.number + 1, "infraction": inf.id}))
+        return rows[min(found.number, len(rows)) - 1]
     return None
 
 
@@ -80,29 +244,11 @@ def escalate(state: EngineState, rank: int) -> str:
     return ladder[min(higher)] if higher else ladder[max(ladder)]
 
 
-def counts(state: EngineState, ruling: Ruling, day: dt.date) -> bool:
-    """Whether an earlier ruling still counts as an earlier offence (repeats)."""
+def counts(ruling: Ruling) -> bool:
+    """Whether an earlier ruling of this tournament still counts as an earlier offence
+    (`scope: tournament`; across the series a ruling's `last_day` says)."""
     if ruling.revoked:
         return False
-    live = [s for s in ruling.sanctions if not s.revoked]
-    if ruling.sanctions and not live:
-        return False
-    if not ruling.sanctions and not ruling.pending:
-        return False
-    if state.book.repeats.scope == "validity":
-        if ruling.pending:
-            start = state.tournament_dates[ruling.tournament]
-            return validity.window(state, start, ruling.details) >= day
-        return any(s.valid_on(day) for s in live)
-    return True
-
-
-def may_count_from(state: EngineState, ruling: Ruling, day: dt.date) -> bool:
-    """Whether an earlier ruling can still count as an offence on `day` or later."""
-    if ruling.revoked:
-        return False
-    if ruling.pending:  # counted while its window from its tournament lasts (counts)
-        start = state.tournament_dates[ruling.tournament]
-        return validity.window(state, start, ruling.details) >= day
-    return any(not s.revoked and (s.valid_until is None or s.valid_until >= day)
-               for s in ruling.sanctions)
+    if not ruling.sanctions:
+        return ruling.pending
+    return any(not s.revoked for s in ruling.sanctions)

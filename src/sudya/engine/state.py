@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sudya.engine import accumulation, conversions, stacking, validity
+from sudya.engine import accumulation, conversions, repeats, stacking, validity
 from sudya.engine.model import (
     Reason,
     Result,
@@ -55,13 +55,17 @@ class EngineState:
         self.rulings: list[Ruling] = []
         self.results: list[tuple[Result, int]] = []
         self.corrected_results: dict[str, str] = {}  # a result's event -> its correction
+        self.result_ids: dict[str, int] = {}  # a result's event -> how many of it count
         self.revocations: list[Sanction] = []  # in the order they were revoked
         self.last_seq = 0
         self.primary: dict[str, list[Ruling]] = {}  # event -> the rulings it made
         self.resolutions: dict[str, list[Ruling]] = defaultdict(list)  # event -> decisions
         self.tournament_dates = {tournament.index: tournament.date}
-        # repeats: (scope, subject, infraction) -> primary rulings with sanctions, oldest first
+        # repeats: (scope, subject, infraction) -> primary rulings with sanctions (or pending):
+        # within a tournament all of them, oldest first; across the series (`scope: validity`)
+        # those that may still count, with the day each stops (repeats.Tally)
         self.by_infraction: dict[tuple[int, str, str], list[Ruling]] = defaultdict(list)
+        self.tallies: dict[tuple[int, str, str], repeats.Tally] = {}
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         # validity: subject -> kind -> the sanctions of that kind it bears, by last valid day
         self.held: dict[str, dict[str, list[Sanction]]] = {}
@@ -175,7 +179,10 @@ class EngineState:
         """Rule under another edition from now on."""
         self.keep(self.spec_cache)
         self.keep(self.note_cache)
+        windows_change = rulebook.validity != self.book.validity
         self.book = rulebook
+        if windows_change:  # pending rulings count while the new edition's window lasts
+            repeats.rewindow(self)
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         self.spec_cache.clear()
         self.note_cache.clear()
@@ -183,7 +190,7 @@ class EngineState:
     # ------------------------------------------------------------------ the tournament
     def scope(self) -> int:
         """The key repeats are counted under: this tournament, or the whole series."""
-        return self.t.index if self.book.repeats.scope == "tournament" else -1
+        return self.t.index if self.book.repeats.scope == "tournament" else repeats.SERIES
 
     def setting(self, name: str) -> Any:
         """A tournament setting, or its rulebook default for the level."""
@@ -290,8 +297,7 @@ class EngineState:
             self.add_primary(ruling)
         if ruling.infraction and (ruling.sanctions or ruling.pending) and \
                 ruling.cause not in ANSWERS:
-            self.entry(self.by_infraction,
-                       (self.scope(), ruling.subject, ruling.infraction)).append(ruling)
+            repeats.track(self, ruling)
         for s in ruling.sanctions:
             self._register(s, ruling)
         if ruling.sanctions and self.book.accumulation:
