@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import functools
+import hashlib
+import json
 import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import ruamel.yaml
 from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -277,7 +283,139 @@ def load_text(text: str, name: str = "<text>") -> Rulebook:
 def load_file(path: str | Path) -> Rulebook:
     """Load a rulebook from a file path."""
     p = Path(path)
-    return validate(read_yaml(p), str(p))
+    return load_known(read_text(p, MAX_YAML_BYTES), str(p))
+
+
+def load_known(text: str, name: str) -> Rulebook:
+    """A rulebook from its text, through the compiled cache (`cache_dir`).
+
+    ruamel reads YAML in pure Python: berserk takes about 0.8 s to parse and 0.03 s to
+    validate, and every process (a server's restart, each CLI call) loaded it again. So the
+    parsed tree of a text that loaded and validated is kept, as JSON, under the text's SHA-256
+    and the parser's version; the next process validates that instead of parsing. A text not
+    in the cache (new or edited), or whose cached tree no longer validates (the schema
+    changed), is parsed for real, so every error still names its line.
+    """
+    key = _cache_key(text)
+    cached = _cache_read(key)
+    if cached is not None:
+        try:
+            return Rulebook.model_validate(cached)
+        except ValidationError:
+            pass  # the schema changed since: the real parse below names the lines
+    data = parse_yaml(text, name)
+    book = validate(data, name)
+    _cache_write(key, _plain(data))
+    return book
+
+
+# ------------------------------------------------------------------ the compiled cache
+# What is cached is data, never code: JSON of the plain tree `validate` reads, which pydantic
+# checks again on every load (nothing is unpickled). The folder must be the user's own and
+# writable by no one else, or it is not used: only this app writes there.
+_CACHE_FORMAT = "1"
+
+
+def cache_dir() -> Path | None:
+    """Where compiled rulebooks are kept: SUDYA_RULEBOOK_CACHE (empty or `off`: nowhere),
+    else `$XDG_CACHE_HOME/sudya/rulebooks` (`~/.cache/…`). None when it cannot be made, or
+    is not a folder of this user's that only they may write to."""
+    setting = os.environ.get("SUDYA_RULEBOOK_CACHE")
+    if setting is not None and setting.strip() in ("", "off"):
+        return None
+    if setting:
+        folder = Path(setting)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        folder = Path(base) / "sudya" / "rulebooks"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = folder.stat()
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        return None  # someone else could put a rulebook of their own there
+    return folder
+
+
+@functools.lru_cache(maxsize=1)
+def _parser_version() -> str:
+    """What the cached tree depends on besides the text: this module (its guards and
+    `_plain`), ruamel's version and the cache's format."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(f"\0{ruamel.yaml.__version__}\0{_CACHE_FORMAT}".encode())
+    return h.hexdigest()
+
+
+def _cache_key(text: str) -> str:
+    h = hashlib.sha256(_parser_version().encode())
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _cache_read(key: str) -> Any | None:
+    """The cached plain tree of a text (None: none, or unreadable)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        entry = json.loads((folder / f"{key}.json").read_text("utf-8"),
+                           object_hook=_decode)
+    except (OSError, ValueError, TypeError, RecursionError):
+        return None  # missing, or not what this module writes: parsed for real
+    if not isinstance(entry, dict) or entry.get("key") != key:
+        return None
+    return entry.get("data")
+
+
+def _cache_write(key: str, data: Any) -> None:
+    """Keep a validated text's plain tree (written whole or not at all; never an error: a
+    cache that cannot be written only costs the next process a parse)."""
+    folder = cache_dir()
+    if folder is None:
+        return
+    try:
+        payload = json.dumps({"key": key, "data": _encode(data)}, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return  # a value JSON cannot hold as it is: parsed every time instead
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(payload)
+        os.replace(tmp, folder / f"{key}.json")
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _encode(value: Any) -> Any:
+    """The plain tree as JSON values: a date as {"$date": …}; a mapping with a key that
+    starts with `$` as {"$map": [[key, value], …]}, so no data can pass for a tag."""
+    if isinstance(value, dict):
+        if any(k.startswith("$") for k in value):
+            return {"$map": [[k, _encode(v)] for k, v in value.items()]}
+        return {k: _encode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if value is None or isinstance(value, bool):
+        return value
+    for kind in (str, int, float):  # ruamel's subclasses (folded strings…) as plain values
+        if isinstance(value, kind):
+            return kind(value)
+    if type(value) is dt.date:
+        return {"$date": value.isoformat()}
+    raise TypeError(f"not cached: {type(value).__name__}")  # a timestamp, a tagged value
+
+
+def _decode(obj: dict[str, Any]) -> Any:
+    if len(obj) == 1:
+        if "$date" in obj:
+            return dt.date.fromisoformat(obj["$date"])
+        if "$map" in obj:
+            return dict(obj["$map"])
+    return obj
 
 
 def search_path() -> list[Path]:
@@ -303,8 +441,7 @@ _STORED_BOOKS: dict[str, Rulebook] = {}  # sha256 -> the loaded edition
 def register(rulebook_id: str, edition: str, text: str, sha256: str) -> None:
     """Make a stored edition loadable by `load(rulebook_id, edition)` (checked: it must load)."""
     if sha256 not in _STORED_BOOKS:
-        _STORED_BOOKS[sha256] = validate(parse_yaml(text, stored_name(rulebook_id, edition)),
-                                         stored_name(rulebook_id, edition))
+        _STORED_BOOKS[sha256] = load_known(text, stored_name(rulebook_id, edition))
     _STORED.setdefault(rulebook_id, {})[edition] = (sha256, text)
 
 
