@@ -177,15 +177,18 @@ def _counted(roster: Roster, results: list[tuple[Result, int]],
     """
     out = []
     seen: set[Key] = set()
+    see = seen.add
+    left = read.left
     for result, t in results:
-        if read.left and _after_leaving(roster, result, t, read):
+        if left and _after_leaving(roster, result, t, read):
             continue
         a, b = result.players
-        key_a, key_b = (t, result.round, a), (t, result.round, b)
+        rnd = result.round
+        key_a, key_b = (t, rnd, a), (t, rnd, b)
         first_a = key_a not in seen
-        seen.add(key_a)
+        see(key_a)
         first_b = key_b not in seen
-        seen.add(key_b)
+        see(key_b)
         out.append((result, t, (first_a, first_b)))
     return out
 
@@ -276,31 +279,65 @@ def _unplaced(scoring: Scoring, read: _Rulings, subject: str) -> bool:
 # ---------------------------------------------------------------------- match points
 COUNTS = ("matches", "wins", "draws", "losses", "annulled", "games_won", "games_lost",
           "match_points")
-PLURAL = {"win": "wins", "draw": "draws", "loss": "losses"}
 
 
 def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
                   read: _Rulings) -> dict[str, Any]:
     """Per player: matches, wins, draws, losses, annulled, games, match points, tiebreakers,
     place and status; per team the sums of its players, its place and status."""
-    rows: dict[str, dict[str, int]] = {p: dict.fromkeys(COUNTS, 0) for p in roster.players}
+    # a line is a list of the COUNTS while results are added (a large open tournament has
+    # thousands of them, each adding to two lines), a dict once made
+    rows: dict[str, list[int]] = {p: [0] * len(COUNTS) for p in roster.players}
     opponents: dict[str, list[str]] = defaultdict(list)
     points = {"win": scoring.win, "draw": scoring.draw, "loss": scoring.loss}
-    none = _Effects()  # read only
+    win, draw, loss = scoring.win, scoring.draw, scoring.loss
+    outcome_at = {"win": _WINS, "draw": _DRAWS, "loss": _LOSSES}
     effects = read.effects
-    for result, t, firsts in _counted(roster, results, read):
+    for result, t, (first_a, first_b) in _counted(roster, results, read):
         a, b = result.players
-        ea = eb = none
+        row_a = rows.get(a)
+        if row_a is None:
+            row_a = rows[a] = [0] * len(COUNTS)
+        row_b = rows.get(b)
+        if row_b is None:
+            row_b = rows[b] = [0] * len(COUNTS)
+        ea = eb = None
         if effects:  # most tournaments' rulings change no match at all
-            ea = (effects.get((t, result.round, a)) if firsts[0] else None) or none
-            eb = (effects.get((t, result.round, b)) if firsts[1] else None) or none
-        for player in (a, b):
-            if player not in rows:
-                rows[player] = dict.fromkeys(COUNTS, 0)
-        if ea.void or eb.void:
-            rows[a]["annulled"] += 1
-            rows[b]["annulled"] += 1
+            ea = effects.get((t, result.round, a)) if first_a else None
+            eb = effects.get((t, result.round, b)) if first_b else None
+        if ea is None and eb is None:  # the match as reported
+            opponents[a].append(b)
+            opponents[b].append(a)
+            ga, gb = result.score
+            if ga > gb:
+                row_a[_WINS] += 1
+                row_b[_LOSSES] += 1
+                row_a[_POINTS] += win
+                row_b[_POINTS] += loss
+            elif ga == gb:
+                row_a[_DRAWS] += 1
+                row_b[_DRAWS] += 1
+                row_a[_POINTS] += draw
+                row_b[_POINTS] += draw
+            else:
+                row_a[_LOSSES] += 1
+                row_b[_WINS] += 1
+                row_a[_POINTS] += loss
+                row_b[_POINTS] += win
+            row_a[_MATCHES] += 1
+            row_b[_MATCHES] += 1
+            row_a[_WON] += ga
+            row_a[_LOST] += gb
+            row_b[_WON] += gb
+            row_b[_LOST] += ga
             continue
+        ea, eb = ea or _NONE, eb or _NONE
+        if ea.void or eb.void:
+            row_a[_ANNULLED] += 1
+            row_b[_ANNULLED] += 1
+            continue
+        opponents[a].append(b)
+        opponents[b].append(a)
         ga, gb = result.score
         if ea.fixed is not None:
             ga, gb = ea.fixed
@@ -315,27 +352,30 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
         else:
             outcome_a = "win" if ga > gb else "draw" if ga == gb else "loss"
             outcome_b = "win" if gb > ga else "draw" if ga == gb else "loss"
-        for player, opponent, outcome, won, lost in ((a, b, outcome_a, ga, gb),
-                                                      (b, a, outcome_b, gb, ga)):
-            row = rows[player]
-            row["matches"] += 1
-            row[PLURAL[outcome]] += 1
-            row["games_won"] += won
-            row["games_lost"] += lost
-            row["match_points"] += points[outcome]
-            opponents[player].append(opponent)
-    breaks = _tiebreakers(scoring, rows, opponents)
-    player_rows = {p: {**rows[p], **breaks[p], "status": read.status.get(p, "active")}
-                   for p in rows}
+        for row, outcome, won, lost in ((row_a, outcome_a, ga, gb), (row_b, outcome_b, gb, ga)):
+            row[_MATCHES] += 1
+            row[outcome_at[outcome]] += 1
+            row[_WON] += won
+            row[_LOST] += lost
+            row[_POINTS] += points[outcome]
+    counts = {p: dict(zip(COUNTS, row, strict=True)) for p, row in rows.items()}
+    breaks = _tiebreakers(scoring, counts, opponents)
+    status = read.status
+    player_rows = {p: {**counts[p], **breaks[p], "status": status.get(p, "active")}
+                   for p in counts}
     players = _placed(scoring, player_rows, read,
-                      lambda p: (-rows[p]["match_points"], *(-v for v in breaks[p].values()),
-                                 p))
+                      lambda p: (-rows[p][_POINTS], *(-v for v in breaks[p].values()), p))
     team_rows: dict[str, dict[str, Any]] = {
-        team: {**{key: sum(rows[m][key] for m in members if m in rows) for key in COUNTS},
-               "status": read.status.get(team, "active")}
+        team: {**{key: sum(counts[m][key] for m in members if m in counts) for key in COUNTS},
+               "status": status.get(team, "active")}
         for team, members in roster.teams.items()}
     teams = _placed(scoring, team_rows, read, lambda t: (-team_rows[t]["match_points"], t))
     return {"players": players, "teams": teams}
+
+
+# where each of the COUNTS is in a line being added up (_match_points)
+_MATCHES, _WINS, _DRAWS, _LOSSES, _ANNULLED, _WON, _LOST, _POINTS = range(len(COUNTS))
+_NONE = _Effects()  # no effect: read only
 
 
 def _tiebreakers(scoring: Scoring, rows: dict[str, dict[str, int]],

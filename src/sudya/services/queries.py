@@ -22,6 +22,7 @@ from sudya.services.people import display_names, fold
 from sudya.services.readback import (
     SETTLING,
     corrected_results,
+    plain_rows,
     stored_reason,
 )
 from sudya.services.readback import tournament_results as counted_results
@@ -51,10 +52,10 @@ def _tournament(s: Session, tournament_id: int) -> m.Tournament:
 
 
 def tournament_roster(s: Session, t: m.Tournament) -> Roster:
-    rows = s.execute(select(m.Person.handle, m.Team.handle)
-                     .join(m.Entry, m.Entry.person_id == m.Person.id)
-                     .outerjoin(m.Team, m.Team.id == m.Entry.team_id)
-                     .where(m.Entry.tournament_id == t.id).order_by(m.Entry.id))
+    rows = plain_rows(s, select(m.Person.handle, m.Team.handle)
+                      .join(m.Entry, m.Entry.person_id == m.Person.id)
+                      .outerjoin(m.Team, m.Team.id == m.Entry.team_id)
+                      .where(m.Entry.tournament_id == t.id).order_by(m.Entry.id))
     players: list[str] = []
     teams: dict[str, list[str]] = {}
     for person, team in rows:

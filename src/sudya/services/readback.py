@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Executable, Row, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from sudya.db import models as m
@@ -43,6 +43,15 @@ def _to_engine(row: m.Ruling | Row[Any], revoked: set[int], position: int = 0,
     return ruling
 
 
+def plain_rows(s: Session, statement: Executable) -> Sequence[Row[Any]]:
+    """The rows of a column SELECT as Core gives them, in the session's transaction (what it
+    has flushed included): for thousands of plain rows the ORM's result machinery costs about
+    twice the fetch itself (a large tournament's 9,000 results: 29 ms against 88 ms)."""
+    if s.autoflush:
+        s.flush()
+    return s.connection().execute(statement).all()
+
+
 RULING_COLUMNS = tuple(c for c in m.Ruling.__table__.c if c.key not in ("chain", "created_at",
                                                                        "created_by",
                                                                        "request_id"))
@@ -71,16 +80,16 @@ def tournament_rulings(s: Session, t: m.Tournament) -> list[Ruling]:
     later records changed, in this tournament or a later one), reading only this tournament's
     rulings, the revocations of their sanctions, and the few records that settle them."""
     # plain rows, not ORM objects: a large tournament's rulings are read on every page
-    rows = s.execute(select(*RULING_COLUMNS).where(m.Ruling.tournament_id == t.id)
-                     .order_by(m.Ruling.position)).all()
+    rows = plain_rows(s, select(*RULING_COLUMNS).where(m.Ruling.tournament_id == t.id)
+                      .order_by(m.Ruling.position))
     sanctions: dict[int, list[Row[Any]]] = defaultdict(list)
     revoked: set[int] = set()
-    for srow in s.execute(select(*SANCTION_COLUMNS, m.Revocation.id.label("revocation"))
-                          .join(m.Ruling, m.Ruling.id == m.SanctionRow.ruling_id)
-                          .outerjoin(m.Revocation,
-                                     m.Revocation.sanction_id == m.SanctionRow.id)
-                          .where(m.Ruling.tournament_id == t.id)
-                          .order_by(m.SanctionRow.ruling_id, m.SanctionRow.position)):
+    for srow in plain_rows(s, select(*SANCTION_COLUMNS, m.Revocation.id.label("revocation"))
+                           .join(m.Ruling, m.Ruling.id == m.SanctionRow.ruling_id)
+                           .outerjoin(m.Revocation,
+                                      m.Revocation.sanction_id == m.SanctionRow.id)
+                           .where(m.Ruling.tournament_id == t.id)
+                           .order_by(m.SanctionRow.ruling_id, m.SanctionRow.position)):
         sanctions[srow.ruling_id].append(srow)
         if srow.revocation is not None:
             revoked.add(srow.id)
@@ -106,16 +115,17 @@ def tournament_results(s: Session, t: m.Tournament) -> list[tuple[Result, int]]:
     tournament (its own rows only, not the series')."""
     # those of its results a correction names (corrected_results, for these results only)
     fix = aliased(m.Event)
-    corrected = set(s.scalars(
-        select(m.Event.ext_id).join(m.Result, m.Result.event_id == m.Event.id)
+    corrected = {ext for ext, in plain_rows(
+        s, select(m.Event.ext_id).join(m.Result, m.Result.event_id == m.Event.id)
         .where(m.Result.tournament_id == t.id, m.Event.ext_id.in_(
             select(fix.payload["of"].as_string())
-            .where(fix.series_id == t.series_id, fix.kind == "correction")))))
-    rows = s.execute(select(m.Event.ext_id, m.Result.player_a, m.Result.player_b,
-                            m.Result.score_a, m.Result.score_b, m.Result.round)
-                     .join(m.Event, m.Event.id == m.Result.event_id)
-                     .where(m.Result.tournament_id == t.id).order_by(m.Event.seq))
-    return [(Result(id=ext, players=(a, b), score=(sa, sb), round=rnd), t.position)
+            .where(fix.series_id == t.series_id, fix.kind == "correction"))))}
+    rows = plain_rows(s, select(m.Event.ext_id, m.Result.player_a, m.Result.player_b,
+                                m.Result.score_a, m.Result.score_b, m.Result.round)
+                      .join(m.Event, m.Event.id == m.Result.event_id)
+                      .where(m.Result.tournament_id == t.id).order_by(m.Event.seq))
+    position = t.position
+    return [(Result(id=ext, players=(a, b), score=(sa, sb), round=rnd), position)
             for ext, a, b, sa, sb, rnd in rows if ext not in corrected]
 
 
