@@ -21,7 +21,7 @@ Shape: functions on the shared `EngineState` (state.py).
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sudya.engine import aggravation, cancellation, repeats, sanctions, validity
 from sudya.engine.model import Offence, Reason, Ruling
@@ -59,7 +59,7 @@ def offence(state: EngineState, ev: Offence) -> None:
     subjects = [ev.offender]
     ap = inf.also_penalise
     # an event that draws no penalty is one ruling about its player, nobody else
-    no_sanction = any(np.when(names) for np in no_penalty)
+    no_sanction = bool(no_penalty) and any(np.when(names) for np in no_penalty)
     if ap and not no_sanction and ap.when(names):
         other = details.get(ap.detail)
         if other and other != ev.offender:
@@ -158,13 +158,25 @@ def check_applies(state: EngineState, inf: Infraction) -> None:
 
 
 # ---------------------------------------------------------------------- details
-def details_spec(state: EngineState, inf: Infraction) -> dict[str, Detail]:
+class Declared(NamedTuple):
+    """An infraction's inputs with the rulebook's common ones (`spec`), worked out once per
+    edition: their defaults, and the ones that may be required, in order."""
+
+    spec: dict[str, Detail]
+    defaults: dict[str, Any]
+    required: list[tuple[str, Detail]]
+
+
+def declared(state: EngineState, inf: Infraction) -> Declared:
     """The inputs an infraction declares, with the rulebook's common ones."""
-    spec = state.spec_cache.get(inf.id)
-    if spec is None:
+    found = state.spec_cache.get(inf.id)
+    if found is None:
+        spec = {**state.book.common_details, **inf.details}
+        found = Declared(spec, {name: d.default for name, d in spec.items()},
+                         [(name, d) for name, d in spec.items() if d.required or d.required_if])
         state.keep_key(state.spec_cache, inf.id)
-        spec = state.spec_cache[inf.id] = {**state.book.common_details, **inf.details}
-    return spec
+        state.spec_cache[inf.id] = found
+    return found
 
 
 def notes_of(state: EngineState, inf: Infraction) -> list[Reason]:
@@ -181,14 +193,14 @@ def notes_of(state: EngineState, inf: Infraction) -> list[Reason]:
 
 def read_details(state: EngineState, inf: Infraction, given: dict[str, Any]) -> dict[str, Any]:
     """The event's details checked against the declared ones, defaults filled in."""
-    spec = details_spec(state, inf)
-    values: dict[str, Any] = {name: d.default for name, d in spec.items()}
+    spec, defaults, required = declared(state, inf)
+    values = dict(defaults)
     for name, raw in given.items():
         d = spec.get(name)
         values[name] = raw if d is None else detail_value(state, name, d, raw)
     names: dict[str, Any] | None = None
-    for name, d in spec.items():
-        if values.get(name) is not None or not (d.required or d.required_if):
+    for name, d in required:
+        if values.get(name) is not None:
             continue
         if not d.required:
             names = names or {**values, **state.context_names()}

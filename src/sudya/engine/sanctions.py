@@ -46,10 +46,11 @@ def build(state: EngineState, specs: Iterable[Spec], offender: str, day: dt.date
     for spec in specs:
         if spec.when is not None and not spec.when(names):
             continue
-        waiver = next((w for w in spec.waived_when if w.when(names)), None)
-        if waiver is not None:
-            ruling.notes.append(note(waiver.note))
-            continue
+        if spec.waived_when:
+            waiver = next((w for w in spec.waived_when if w.when(names)), None)
+            if waiver is not None:
+                ruling.notes.append(note(waiver.note))
+                continue
         kind = book.kind(spec.kind)
         amount = spec.amount
         if spec.formula is not None:

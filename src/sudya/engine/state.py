@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sudya.engine import accumulation, conversions, repeats, stacking, validity
 from sudya.engine.model import (
@@ -37,7 +37,10 @@ from sudya.engine.model import (
     Tournament,
 )
 from sudya.errors import RuleError
-from sudya.rulebooks.schema import Accumulation, Detail, Rulebook
+from sudya.rulebooks.schema import Accumulation, Rulebook
+
+if TYPE_CHECKING:
+    from sudya.engine.offences import Declared
 
 # causes of rulings that answer another event's rulings rather than an infraction of their own
 ANSWERS = ("appeal", "cancellation", "decision")
@@ -94,7 +97,7 @@ class EngineState:
         # sanctions: (subject, kind) reductions already granted once
         self.reduced: dict[tuple[str, str], None] = {}  # an ordered set
         # offences: per-infraction caches, and the names a tournament gives formulas
-        self.spec_cache: dict[str, dict[str, Detail]] = {}
+        self.spec_cache: dict[str, Declared] = {}
         self.note_cache: dict[str, list[Reason]] = {}
         self.context: tuple[Tournament, dict[str, Any]] | None = None
         # a trial's undo log (`trial`): None outside one, so a replay only pays a test
@@ -327,9 +330,10 @@ class EngineState:
 
     def after(self, event_id: str, made: list[Ruling], day: dt.date) -> None:
         """Conversions and accumulation triggered by the rulings just made."""
-        touched = {s.subject for r in made for s in r.sanctions}
-        if self.book.conversions and touched:
-            conversions.convert(self, event_id, touched, day)
+        if self.book.conversions:
+            touched = {s.subject for r in made for s in r.sanctions}
+            if touched:
+                conversions.convert(self, event_id, touched, day)
         if self.book.accumulation:
             teams = {t for r in made if r.sanctions
                      for t in [self.team(r.subject)] if t is not None}
