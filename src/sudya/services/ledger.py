@@ -492,7 +492,7 @@ class Ledger:
         try:
             with self._tx(session, tournament) as s:
                 return self._append(s, place, TournamentRef(tournament), cmd.kind, event_id,
-                                    cmd.payload(), idempotency_key, actor)
+                                    cmd.payload(), idempotency_key, actor, cmd)
         except _Retried as retry:
             return self._stored(retry.event_id)
         except IntegrityError as exc:
@@ -512,10 +512,12 @@ class Ledger:
 
     def _append(self, s: Session, series: SeriesRef, t: TournamentRef, kind: str,
                 event_id: str | None, payload: dict[str, Any], idempotency_key: str | None,
-                actor: Actor) -> Recorded:
-        """Store one event and the rulings the engine makes on it."""
-        cmd = command(kind, payload)
-        payload = cmd.payload()  # stored as the decoder normalised it
+                actor: Actor, cmd: commands.Command | None = None) -> Recorded:
+        """Store one event and the rulings the engine makes on it (`cmd`: the payload already
+        decoded, and `payload` its `cmd.payload()`)."""
+        if cmd is None:
+            cmd = command(kind, payload)
+            payload = cmd.payload()  # stored as the decoder normalised it
         if s.new or s.dirty:
             s.flush()  # the caller's ORM rows first: what follows is Core on the connection
         conn = s.connection()

@@ -49,6 +49,7 @@ from sudya.services.queries import (
     all_tournaments,
     person_exists,
     person_history,
+    rulings_json,
     standings_page,
     tournament_summary,
 )
@@ -323,12 +324,17 @@ class ResultOut(BaseModel):
 
 
 # ---------------------------------------------------------------------- who may
-async def _signed_in(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
-                     _c: Annotated[Any, Security(_cookie)] = None) -> Ctx:
-    # async: it does no I/O, so it need not take a trip to the thread pool
+def _signed_in(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
+               _c: Annotated[Any, Security(_cookie)] = None) -> Ctx:
+    _user_of(ctx)
+    return ctx
+
+
+def _user_of(ctx: Ctx) -> UserView:
+    """The signed-in user (their session read now, in the caller's thread), or 401."""
     if ctx.user is None:
         raise ApiError("sign in first (POST /api/v1/login)", status=401)
-    return ctx
+    return ctx.user
 
 
 Signed = Annotated[Ctx, Depends(_signed_in)]
@@ -352,7 +358,11 @@ class Access:
 def _may(action: Action | None, *, write: bool = False) -> Callable[..., Access]:
     """A dependency: the caller may do `action` (None: has any role) in tournament `tid`."""
 
-    def dependency(tid: TournamentId, ctx: Signed) -> Access:
+    # one trip to the thread pool for the user, the tournament and the roles (not `Signed`:
+    # each `def` dependency is a trip of its own)
+    def dependency(tid: TournamentId, ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
+                   _c: Annotated[Any, Security(_cookie)] = None) -> Access:
+        user = _user_of(ctx)
         t, book, roles = ctx.tournament(tid)
         allowed = bool(roles.names) if action is None else roles.can(action)
         if not allowed:
@@ -364,8 +374,7 @@ def _may(action: Action | None, *, write: bool = False) -> Callable[..., Access]
             raise ApiError(f"you {what} this tournament", status=403)
         if write:
             ctx.check_csrf(None)
-        assert ctx.user is not None
-        return Access(ctx=ctx, user=ctx.user, tournament=t, book=book, roles=roles)
+        return Access(ctx=ctx, user=user, tournament=t, book=book, roles=roles)
 
     return dependency
 
@@ -537,18 +546,19 @@ def _visible(a: Access, rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @router.get("/tournaments/{tid}", summary="A tournament: people, judges, rulings",
             responses=_errors(401, 403, 404), response_model_exclude_unset=True)
 def tournament(a: Annotated[Access, Depends(_may(None))]) -> TournamentOut:
-    summary = tournament_summary(a.ctx.session, a.tournament.id)
-    summary["rulings"] = _visible(a, summary["rulings"])
-    return TournamentOut.model_validate({**summary, "roles": sorted(a.roles.names),
+    s = a.ctx.session
+    summary = tournament_summary(s, a.tournament.id)
+    return TournamentOut.model_validate({**summary.model_dump(),
+                                         "rulings": _visible(a, rulings_json(s, a.tournament.id)),
+                                         "roles": sorted(a.roles.names),
                                          "may": sorted(a.roles.may)})
 
 
 @router.get("/tournaments/{tid}/pending", summary="Rulings waiting for a decision",
             responses=_errors(401, 403, 404), response_model_exclude_unset=True)
 def pending(a: Annotated[Access, Depends(_may(None))]) -> list[RulingView]:
-    summary = tournament_summary(a.ctx.session, a.tournament.id)
-    return [RulingView.model_validate(r) for r in _visible(a, summary["rulings"])
-            if r["pending"]]
+    rulings = rulings_json(a.ctx.session, a.tournament.id)
+    return [RulingView.model_validate(r) for r in _visible(a, rulings) if r["pending"]]
 
 
 RoundQuery = Annotated[int | None, Query(ge=1, le=1000, description="A round; by default the "

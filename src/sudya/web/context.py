@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
@@ -25,13 +26,37 @@ class LoginRequired(Exception):
     """An HTML page needs a signed-in user: redirect to the login page."""
 
 
+_UNREAD: Any = object()  # the user is looked up on first use
+
+
 @dataclass
 class Ctx:
+    """A request's read session and signed-in user, both opened on first use: in the thread
+    the endpoint or its dependency runs in, so that building the context takes no trip to
+    the thread pool (FastAPI runs each `def` dependency in a trip of its own)."""
+
     request: Request
-    session: Session
-    user: UserView | None
     token: str | None
     data: dict[str, Any] = field(default_factory=dict)
+    _session: Session | None = None
+    _user: UserView | None = _UNREAD
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            self._session = self.ledger.factory()
+        return self._session
+
+    @property
+    def user(self) -> UserView | None:
+        if self._user is _UNREAD:
+            self._user = session_user(self.session, self.token)
+        return self._user
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
     @property
     def ledger(self) -> Ledger:
@@ -74,17 +99,25 @@ class Ctx:
         return response
 
 
-def get_ctx(request: Request) -> Iterator[Ctx]:
-    """The request's read session and its signed-in user (one trip to the thread pool to
-    open both, one to close; services open their own transactions)."""
+async def get_ctx(request: Request) -> AsyncIterator[Ctx]:
+    """The request's context (its session and user are read on first use; services open
+    their own transactions). A session that was opened is closed at the end: on SQLite on
+    the event loop (a read session holds no transaction there, so nothing is sent), on a
+    server database in the thread pool (its ROLLBACK is a round trip)."""
     token = request.cookies.get(COOKIE)
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         token = auth[7:].strip()
-    ledger: Ledger = request.app.state.ledger
-    with ledger.factory() as session:
-        yield Ctx(request=request, session=session, user=session_user(session, token),
-                  token=token)
+    ctx = Ctx(request=request, token=token)
+    try:
+        yield ctx
+    finally:
+        if ctx._session is not None:
+            ledger: Ledger = request.app.state.ledger
+            if ledger.db.dialect.name == "sqlite":
+                ctx.close()
+            else:
+                await run_in_threadpool(ctx.close)
 
 
 def forbid(message: str) -> AuthError:
