@@ -4,7 +4,9 @@ test holds the series' turn itself, as tests/db/test_ledger_write_locks.py does.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -93,3 +95,36 @@ def test_the_record_form_answers_503_keeping_the_form(signed_in: SignIn, ledger:
         assert again["preview_token"] == form["preview_token"]
         assert again["player"] == "dasha"
     assert infractions(ledger) == before
+
+
+def test_a_form_waiting_for_its_turn_holds_up_no_other_request(signed_in: SignIn,
+                                                                 ledger: Ledger) -> None:
+    """The record form's endpoint waits for the series' turn in the thread pool, not on the
+    event loop: while one judge's ruling waits, the same server still answers another page
+    (the client is one: its requests share one event loop), and the ruling is recorded once
+    the turn comes."""
+    judge = signed_in("sudya")
+    form = {**record_form(judge, f"/t/{BERSERK}/record?infraction=gameplay.slow-play"
+                                 "&player=dasha"), "key": "wait-form-1"}
+    with ledger.factory() as s:
+        sid = s.scalar(sa.text("SELECT series_id FROM tournament WHERE id = :t"),
+                       {"t": BERSERK})
+    turn = ledger.projection.locks(int(sid)).turn
+    before = infractions(ledger)
+    assert turn.acquire(1)
+    with ThreadPoolExecutor(1) as pool:
+        try:
+            waiting = pool.submit(judge.post, f"/t/{BERSERK}/record/confirm", data=form,
+                                  follow_redirects=False)
+            deadline = time.monotonic() + 20
+            while not turn._waiting and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert turn._waiting, "the confirmed form never queued for the series' turn"
+            other = judge.get(f"/t/{BERSERK}/standings")
+            assert other.status_code == 200
+            assert not waiting.done(), "the page was answered only after the waiting write"
+        finally:
+            turn.release()
+        done = waiting.result(timeout=30)
+    assert done.status_code == 303, done.text
+    assert infractions(ledger) == before + 1

@@ -20,7 +20,7 @@ from sudya.services.common import command
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import tournament_summary
 from sudya.views import TournamentView
-from sudya.web import i18n, views
+from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)
@@ -136,9 +136,8 @@ def appeals(ctx: C, tid: int, filed: str | None = None,
 
 
 @router.post("/t/{tid}/appeals/file")
-async def file(ctx: C, tid: int, request: Request) -> Response:
+def file(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, roles = _member(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     event = str(form.get("event", "")).strip()
     appellant = str(form.get("appellant", "")).strip()
@@ -160,12 +159,11 @@ async def file(ctx: C, tid: int, request: Request) -> Response:
 
 
 @router.post("/t/{tid}/appeals/decide")
-async def decide(ctx: C, tid: int, request: Request) -> Response:
+def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     ctx.need_user()
     t, book, roles = ctx.tournament(tid)
     if not roles.can("hear-appeals"):
         raise forbid(_("Only the head judge decides appeals."))
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     back = BACK.get(str(form.get("back", "")), "appeals")
     key = views.form_key(form)

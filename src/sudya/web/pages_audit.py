@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from sudya.messages import render
 from sudya.services.audit import last_check, verify
 from sudya.views import TournamentView
-from sudya.web import i18n, views
+from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx, see_other
 
 router = APIRouter(include_in_schema=False)
@@ -47,9 +47,8 @@ def audit_page(ctx: C, tid: int) -> Response:
 
 
 @router.post("/t/{tid}/audit")
-async def audit_run(ctx: C, tid: int, request: Request) -> Response:
+def audit_run(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t = _officer(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     verify(ctx.ledger, series=t.series.name, actor=views.actor(ctx))
     return see_other(f"/t/{tid}/audit")

@@ -155,9 +155,8 @@ def check_form(ctx: C, tid: int, player: str = "",
 
 
 @router.post("/t/{tid}/decks/check")
-async def check_submit(ctx: C, tid: int, request: Request) -> Response:
+def check_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, _roles = judge_or_forbid(ctx, tid, "formats")
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {"player": str(form.get("player", "")).strip(),
               "format": str(form.get("format", "")).strip(), "text": _text(form, "text"),
@@ -214,9 +213,8 @@ def compare_form(ctx: C, tid: int, player: str = "",
 
 
 @router.post("/t/{tid}/decks/compare")
-async def compare_submit(ctx: C, tid: int, request: Request) -> Response:
+def compare_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, _roles = judge_or_forbid(ctx, tid, "formats")
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {"player": str(form.get("player", "")).strip(),
               "decklist": _text(form, "decklist"), "deck": _text(form, "deck")}
@@ -267,10 +265,9 @@ def squad_form(ctx: C, tid: int, player: str = "") -> Response:
 
 
 @router.post("/t/{tid}/squad")
-async def squad_submit(ctx: C, tid: int, request: Request) -> Response:
+def squad_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, _roles = judge_or_forbid(ctx, tid, "squad")
     assert book.squad is not None
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {"player": str(form.get("player", "")).strip(), "squad": _text(form, "squad"),
               "seat": str(form.get("seat", "")).strip(),
@@ -326,10 +323,9 @@ async def squad_submit(ctx: C, tid: int, request: Request) -> Response:
 
 # ---------------------------------------------------------------------- record a finding
 @router.post("/t/{tid}/decks/record")
-async def record_finding(ctx: C, tid: int, request: Request) -> Response:
+def record_finding(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     """One step: the infraction with its sub-item (details.item) for the player."""
     t, book, roles = judge_or_forbid(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     key = views.form_key(form)  # a double submit gets the ledger's first answer
     player = str(form.get("player", "")).strip()

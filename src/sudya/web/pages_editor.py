@@ -28,7 +28,7 @@ from sudya.services import rulebook_store
 from sudya.services.accounts import AuthError, Roles, manages_any
 from sudya.services.common import Actor
 from sudya.views import TournamentView
-from sudya.web import i18n
+from sudya.web import forms, i18n
 from sudya.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)
@@ -91,8 +91,7 @@ def _current_text(ctx: Ctx, rid: str) -> str | None:
         return None
 
 
-async def _read(request: Request) -> tuple[FormData, Draft]:
-    form = await request.form()
+def _read(form: FormData) -> tuple[FormData, Draft]:
 
     names, scenarios, expected = ([str(v) for v in form.getlist(k)]
                                   for k in ("case_name", "case_scenario", "case_expected"))
@@ -105,11 +104,11 @@ async def _read(request: Request) -> tuple[FormData, Draft]:
     upload = form.get("case_file")
     upload_expected = form.get("case_file_expected")
     if isinstance(upload, UploadFile) and upload.filename:
-        scenario = (await upload.read()).decode("utf-8", "replace")
+        scenario = upload.file.read().decode("utf-8", "replace")
         want = ""
         refusal = False
         if isinstance(upload_expected, UploadFile) and upload_expected.filename:
-            want = (await upload_expected.read()).decode("utf-8", "replace")
+            want = upload_expected.file.read().decode("utf-8", "replace")
             refusal = upload_expected.filename.endswith(".txt")
         stem = upload.filename.rsplit("/", 1)[-1].removesuffix(".yaml").removesuffix(".yml")
         cases.append(DraftCase(stem, scenario, want, refusal=refusal))
@@ -243,18 +242,18 @@ def _fragment(request: Request) -> bool:
 
 
 @router.post("/rulebooks/editor/check")
-async def check(ctx: C, request: Request) -> Response:
+def check(ctx: C, request: Request, posted: forms.Posted) -> Response:
     """The draft checked: under htmx the report alone (problems, catalogue, diff)."""
-    form, draft = await _read(request)
+    form, draft = _read(posted)
     _editor(ctx, draft.tournament)
     ctx.check_csrf(str(form.get("csrf", "")))
     return _page(ctx, draft, block="report" if _fragment(request) else None)
 
 
 @router.post("/rulebooks/editor/cases")
-async def cases(ctx: C, request: Request) -> Response:
+def cases(ctx: C, request: Request, posted: forms.Posted) -> Response:
     """The draft's cases replayed under it."""
-    form, draft = await _read(request)
+    form, draft = _read(posted)
     _editor(ctx, draft.tournament)
     ctx.check_csrf(str(form.get("csrf", "")))
     checked = drafts.check(draft.text, i18n.current_lang.get())
@@ -264,11 +263,11 @@ async def cases(ctx: C, request: Request) -> Response:
 
 
 @router.post("/rulebooks/editor/publish")
-async def publish(ctx: C, request: Request) -> Response:
+def publish(ctx: C, request: Request, posted: forms.Posted) -> Response:
     """Publish the draft as a new edition: refused, with the reasons beside the button,
     unless it loads, lint finds no error and every case passes."""
     user = ctx.need_user()
-    form, draft = await _read(request)
+    form, draft = _read(posted)
     _editor(ctx, draft.tournament)
     ctx.check_csrf(str(form.get("csrf", "")))
     checked = drafts.check(draft.text, i18n.current_lang.get())

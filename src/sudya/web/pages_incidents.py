@@ -81,11 +81,10 @@ def _number(text: str, most: int, errors: dict[str, Any], field: str) -> int | N
 
 
 @router.post("/t/{tid}/incidents")
-async def incident_file(ctx: C, tid: int, request: Request) -> Response:
+def incident_file(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, roles = _staff(ctx, tid)
     if not roles.can("report"):
         raise forbid(_("Only the tournament's judges report incidents."))
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in FIELDS}
     errors: dict[str, Any] = {}
@@ -104,11 +103,11 @@ async def incident_file(ctx: C, tid: int, request: Request) -> Response:
 
 
 @router.post("/t/{tid}/incidents/{incident}/settle")
-async def incident_settle(ctx: C, tid: int, incident: int, request: Request) -> Response:
+def incident_settle(ctx: C, tid: int, incident: int, request: Request,
+                    form: forms.Posted) -> Response:
     t, roles = _staff(ctx, tid)
     if not roles.can("rule"):
         raise forbid(_("Your role may not give rulings or penalties in this tournament."))
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     event = str(form.get("event", "")).strip()
     note = str(form.get("note", ""))

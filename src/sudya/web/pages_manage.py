@@ -58,11 +58,10 @@ def people(ctx: C, tid: int, added: str | None = None,
 
 
 @router.post("/t/{tid}/people/replacement")
-async def replacement(ctx: C, tid: int, request: Request) -> Response:
+def replacement(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     """A removed player's replacement (regulations.md §4 E9), registered with the roster
     change in one transaction: a refusal stands beside its field and records nothing."""
     t, book = _organiser(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in REPLACEMENT}
     errors: dict[str, str] = {}
@@ -95,9 +94,8 @@ async def replacement(ctx: C, tid: int, request: Request) -> Response:
 
 
 @router.post("/t/{tid}/people")
-async def people_add(ctx: C, tid: int, request: Request) -> Response:
+def people_add(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book = _organiser(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     which = str(form.get("form", ""))
     if which not in FORMS:

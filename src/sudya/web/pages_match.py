@@ -87,9 +87,8 @@ def match(ctx: C, tid: int, round: str = "", ended: str | None = None) -> Respon
 
 
 @router.post("/t/{tid}/match/end")
-async def match_end(ctx: C, tid: int, request: Request) -> Response:
+def match_end(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, roles = _judge(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("round", "scope", "player_a",
                                                          "player_b")}
@@ -175,9 +174,8 @@ def correct_form(ctx: C, tid: int, event: str) -> Response:
 
 
 @router.post("/t/{tid}/corrections/{event}")
-async def correct_submit(ctx: C, tid: int, event: str, request: Request) -> Response:
+def correct_submit(ctx: C, tid: int, event: str, request: Request, form: forms.Posted) -> Response:
     t, book, roles = _head_judge(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("reason", "score")}
     errors: dict[str, str] = {}

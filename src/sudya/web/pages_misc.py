@@ -98,9 +98,8 @@ def results(ctx: C, tid: int, entered: bool = False) -> Response:
 
 
 @router.post("/t/{tid}/results")
-async def results_submit(ctx: C, tid: int, request: Request) -> Response:
+def results_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, roles = _scorekeeper(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("round", "player_a", "player_b",
                                                          "score")}
@@ -161,9 +160,8 @@ def rounds_page(ctx: C, tid: int, started: bool = False) -> Response:
 
 
 @router.post("/t/{tid}/rounds/start")
-async def round_start(ctx: C, tid: int, request: Request) -> Response:
+def round_start(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, _roles = _organiser(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("round", "minutes")}
     errors: dict[str, str] = {}

@@ -15,7 +15,7 @@ from sudya.services.common import command
 from sudya.services.ledger import LedgerError, Recorded
 from sudya.services.queries import tournament_summary
 from sudya.views import TournamentView
-from sudya.web import i18n, views
+from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)
@@ -65,9 +65,8 @@ def pending(ctx: C, tid: int, decided: str | None = None,
 
 
 @router.post("/t/{tid}/pending/decide")
-async def decide(ctx: C, tid: int, request: Request) -> Response:
+def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, roles = _decider(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     key = views.form_key(form)
     of = str(form.get("of", ""))

@@ -158,9 +158,8 @@ def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str
 
 
 @router.post("/t/{tid}/record/preview")
-async def record_preview(ctx: C, tid: int, request: Request) -> Response:
+def record_preview(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, roles = _judge_or_forbid(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     summary = tournament_summary(ctx.session, tid, rulings=False)
     parsed, errors = forms.parse(book, summary, form)
@@ -181,9 +180,8 @@ def _plain(form: Any) -> dict[str, Any]:
 
 
 @router.post("/t/{tid}/record/confirm")
-async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
+def record_confirm(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, roles = _judge_or_forbid(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     user = ctx.need_user()
     summary = tournament_summary(ctx.session, tid, rulings=False)
@@ -217,10 +215,9 @@ async def record_confirm(ctx: C, tid: int, request: Request) -> Response:
 
 
 @router.post("/t/{tid}/record/undo")
-async def record_undo(ctx: C, tid: int, request: Request) -> Response:
+def record_undo(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     """Take back a ruling just recorded: a correction by the judge who recorded it."""
     t, book, roles = _judge_or_forbid(ctx, tid)
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     event = str(form.get("event", "")).strip()[:commands.MAX_ID]
     settings = request.app.state.settings

@@ -32,7 +32,7 @@ from sudya.services.statements import (
     visible,
 )
 from sudya.views import DisqualificationView, TournamentView
-from sudya.web import i18n, views
+from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)
@@ -103,11 +103,10 @@ def statements_page(ctx: C, tid: int, event: str, written: int | None = None) ->
 
 
 @router.post("/t/{tid}/events/{event}/statements")
-async def statement_add(ctx: C, tid: int, event: str, request: Request) -> Response:
+def statement_add(ctx: C, tid: int, event: str, request: Request, form: forms.Posted) -> Response:
     t, dq, may = _allowed(ctx, tid, event)
     if not may.roles:
         raise forbid(_("Only the tournament's judges and its players write statements."))
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")) for k in FIELDS}
     if may.author is not None:  # a player's own account writes in their own name

@@ -143,12 +143,11 @@ def pairings_page(ctx: C, tid: int, round: str = "", imported: int | None = None
 
 
 @router.post("/t/{tid}/pairings")
-async def pairings_upload(ctx: C, tid: int, request: Request) -> Response:
+def pairings_upload(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, roles = _staff(ctx, tid)
     if not roles.can("pairings"):
         raise forbid(_("Only the organiser, the scorekeeper and the head judge import "
                        "pairings."))
-    form = await request.form()
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {"round": str(form.get("round", "")).strip()}
     errors: dict[str, Any] = {}
@@ -165,7 +164,7 @@ async def pairings_upload(ctx: C, tid: int, request: Request) -> Response:
         name = upload.filename or "pairings.csv"
         try:
             count = import_pairings(ctx.ledger, tournament=tid, round=number,
-                                    text=decode_upload(await upload.read(), name),
+                                    text=decode_upload(upload.file.read(), name),
                                     where=name, actor=views.actor(ctx))
         except ImportRejected as exc:
             errors["file"] = _("Rows refused: %(n)s. Nothing was imported.", n=len(exc.problems))
