@@ -265,8 +265,11 @@ def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
     # (and a prize place in a small field): marked and left out of the ranks.
     out: dict[str, dict[str, Any]] = {}
     place = 0
-    for sid in sorted(rows, key=lambda sid: (_unplaced(scoring, read, sid), key(sid))):
-        placed = not _unplaced(scoring, read, sid)
+    # the few subjects out of the ranks, found once (not once per comparison of a sort)
+    unplaced = {sid for sid in rows if _unplaced(scoring, read, sid)} \
+        if scoring.unplaced else set()
+    for sid in sorted(rows, key=lambda sid: (sid in unplaced, key(sid))):
+        placed = sid not in unplaced
         place += placed
         out[sid] = {"place": place if placed else None, **rows[sid]}
     return out
@@ -292,8 +295,14 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
     points = {"win": scoring.win, "draw": scoring.draw, "loss": scoring.loss}
     win, draw, loss = scoring.win, scoring.draw, scoring.loss
     outcome_at = {"win": _WINS, "draw": _DRAWS, "loss": _LOSSES}
-    effects = read.effects
-    for result, t, (first_a, first_b) in _counted(roster, results, read):
+    effects, left = read.effects, read.left
+    # the results that count, as _counted gives them, in one pass: whether a result is its
+    # side's first match of the round matters only for a side the rulings change a match
+    # of, so only those sides' rounds are remembered
+    seen: set[Key] = set()
+    for result, t in results:
+        if left and _after_leaving(roster, result, t, read):
+            continue
         a, b = result.players
         row_a = rows.get(a)
         if row_a is None:
@@ -303,8 +312,16 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
             row_b = rows[b] = [0] * len(COUNTS)
         ea = eb = None
         if effects:  # most tournaments' rulings change no match at all
-            ea = effects.get((t, result.round, a)) if first_a else None
-            eb = effects.get((t, result.round, b)) if first_b else None
+            key_a, key_b = (t, result.round, a), (t, result.round, b)
+            ea, eb = effects.get(key_a), effects.get(key_b)
+            if ea is not None:
+                if key_a in seen:
+                    ea = None
+                seen.add(key_a)
+            if eb is not None:
+                if key_b in seen:
+                    eb = None
+                seen.add(key_b)
         if ea is None and eb is None:  # the match as reported
             opponents[a].append(b)
             opponents[b].append(a)
@@ -394,18 +411,23 @@ def _omw(floor: Fraction, win: int, rows: dict[str, dict[str, int]],
     """The mean of the opponents' match-win rates (each at least `floor`), rounded half to
     even at 4 places, as `round(Fraction, 4)` does. Exact: each opponent's rate is one
     fraction, taken once, and a player's sum is of whole numbers over their common
-    denominator (a Fraction per game would take most of a large tournament's time)."""
-    rate = {o: max(floor, Fraction(rows[o]["match_points"], win * rows[o]["matches"]))
-            for o in {o for opps in opponents.values() for o in opps}}
-    common = math.lcm(*(r.denominator for r in set(rate.values())))
-    scaled = {o: r.numerator * (common // r.denominator) for o, r in rate.items()}
+    denominator (a Fraction per game would take most of a large tournament's time). A rate
+    is kept as its numerator and denominator, unreduced (the same value: a few distinct
+    denominators, one per number of matches played), and compared with the floor across."""
+    low, high = floor.numerator, floor.denominator
+    rate: dict[str, tuple[int, int]] = {}
+    for o in {o for opps in opponents.values() for o in opps}:
+        num, den = rows[o]["match_points"], win * rows[o]["matches"]
+        rate[o] = (low, high) if num * high < low * den else (num, den)
+    common = math.lcm(*{den for _num, den in rate.values()})
+    scaled = {o: num * (common // den) for o, (num, den) in rate.items()}
     out: dict[str, float] = {}
     for p in rows:
         opps = opponents.get(p)
         if not opps:
             out[p] = 0.0
             continue
-        whole, rest = divmod(sum(scaled[o] for o in opps) * SHIFT, common * len(opps))
+        whole, rest = divmod(sum(map(scaled.__getitem__, opps)) * SHIFT, common * len(opps))
         if 2 * rest > common * len(opps) or (2 * rest == common * len(opps) and whole % 2):
             whole += 1
         out[p] = whole / SHIFT
