@@ -440,6 +440,47 @@ class TournamentView(View):
     settings: dict[str, Any]
 
 
+class EntrantView(View):
+    """A player registered for a tournament, as its summary lists them."""
+
+    handle: str = Field(description="The player's id (in URLs, forms and the ledger).")
+    name: str = Field(description="The display name (the handle when none was given).")
+    team: str | None = Field(default=None, description="Their team's id in this tournament.")
+
+
+class JudgeView(View):
+    """A judge of a tournament: their role, and whether they are its official judge."""
+
+    handle: str
+    name: str
+    role: str
+    official: bool
+
+
+class TournamentSummaryView(View):
+    """A tournament with its people: the players in the order they entered, the teams with
+    their members, everyone's display name and the judges (no rulings: a page that shows
+    some reads them itself, `services.queries.tournament_rulings`)."""
+
+    id: int
+    name: str
+    series: str
+    rulebook: str
+    edition: str
+    level: str | None
+    date: dt.date
+    settings: dict[str, Any]
+    players: list[EntrantView]
+    teams: dict[str, list[str]]
+    names: dict[str, str] = Field(description="handle -> display name, of every player "
+                                  "and team.")
+    judges: list[JudgeView]
+
+    def handles(self) -> list[str]:
+        """The players' ids, in the order they entered."""
+        return [p.handle for p in self.players]
+
+
 class UserView(View):
     """A signed-in account: who it is, and the player it is (if any)."""
 

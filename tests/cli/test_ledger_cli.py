@@ -374,8 +374,7 @@ def test_csv_import_is_all_or_nothing(world: World) -> None:
     engine = make_engine(world.url)
     try:
         with Ledger(engine).factory() as s:
-            players = {p["handle"]: p["team"]
-                       for p in tournament_summary(s, int(world.cup))["players"]}
+            players = {p.handle: p.team for p in tournament_summary(s, int(world.cup)).players}
             placed = list(tournament_standings(s, int(world.cup))["players"])
     finally:
         engine.dispose()

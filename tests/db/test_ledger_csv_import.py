@@ -47,10 +47,10 @@ def test_players_teams_and_results_are_imported(ledger: Ledger, tmp_path: Path,
         summary = tournament_summary(s, tid)
         table = tournament_standings(s, tid)
         data = series_json(s, sid)
-    assert {p["handle"]: p["team"] for p in summary["players"]} == {
+    assert {p.handle: p.team for p in summary.players} == {
         "alice": None, "bob": None, "carol": None, "dan": "wolves", "erin": "wolves",
         "frank": "bears", "gina": None}
-    assert summary["teams"] == {"wolves": ["dan", "erin"], "bears": ["frank"]}
+    assert summary.teams == {"wolves": ["dan", "erin"], "bears": ["frank"]}
     assert set(data["subjects"]) >= {"dan", "erin", "frank", "gina", "wolves", "bears"}
     # the stored results score as the same results replayed
     expected = replay(scenario_of(ledger.db, sid))
@@ -140,7 +140,7 @@ def test_a_failed_import_leaves_no_phantom_in_the_engine(ledger: Ledger,
     assert import_csv(ledger, "players", good, tournament=tid, actor=ACTOR) == 2
     assert ledger.record(tournament=tid, infraction=SLOW, player="ivy")[0].cause == "table"
     with ledger.factory() as s:
-        handles = [p["handle"] for p in tournament_summary(s, tid)["players"]]
+        handles = tournament_summary(s, tid).handles()
     assert handles == ["alice", "bob", "carol", "hank", "ivy"]
 
 

@@ -179,5 +179,5 @@ def test_previews_and_refusals_write_nothing(ledger: Ledger, db_engine: sa.Engin
     out = ledger.record(tournament=tid, infraction=SLOW, player="bob")
     assert out[0].cause == "repeat"
     with ledger.factory() as s:
-        assert [p["handle"] for p in tournament_summary(s, tid)["players"]] == [
+        assert tournament_summary(s, tid).handles() == [
             "alice", "bob", "carol"]

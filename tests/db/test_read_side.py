@@ -24,6 +24,7 @@ from sudya.services.ledger import Ledger
 from sudya.services.queries import (
     TABLES,
     person_history,
+    rulings_json,
     standings_page,
     tournament_roster,
     tournament_standings,
@@ -94,6 +95,7 @@ def test_a_tournament_is_read_without_its_series(ledger: Ledger,
     engine = db_engine
     calls: dict[str, Callable[[Session], Any]] = {
         "summary": lambda s: tournament_summary(s, t2),
+        "rulings": lambda s: rulings_json(s, t2),
         "standings": lambda s: tournament_standings(s, t2),
         "page": lambda s: standings_page(s, t2, page=1, limit=2),
         "subjects": lambda s: tournament_subjects(s, tournament=t2),
@@ -105,6 +107,8 @@ def test_a_tournament_is_read_without_its_series(ledger: Ledger,
         assert counts.get("ruling", 0) <= 3, (name, counts)
         assert counts.get("result", 0) <= 1, (name, counts)
         assert counts["all"] < BUSY, (name, sorted(counts.items()))
+        if name == "summary":  # its people: no rulings read at all
+            assert counts.get("ruling", 0) == 0 == counts.get("sanction", 0), counts
 
 
 def test_a_person_record_reads_the_revocations_it_shows(ledger: Ledger,

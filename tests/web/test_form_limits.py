@@ -16,10 +16,10 @@ RECORD = f"/t/{BERSERK}/record?infraction=gameplay.missed-trigger&player=boris"
 
 
 def events(ledger: Ledger) -> int:
-    from sudya.services.queries import tournament_summary
+    from sudya.services.queries import rulings_json
 
     with ledger.factory() as s:
-        return len(tournament_summary(s, BERSERK)["rulings"])
+        return len(rulings_json(s, BERSERK))
 
 
 @pytest.mark.parametrize(("field", "value", "beside"), [

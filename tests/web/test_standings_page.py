@@ -64,3 +64,19 @@ def test_a_large_table_comes_a_page_at_a_time(client: TestClient, ledger: Ledger
     assert (page["total"], page["pages"], page["page"], page["offset"]) == (156, 4, 2, 50)
     assert list(page["players"]) == list(whole["players"])[50:100]
     assert client.get("/api/v1/tournaments/1/standings?limit=0").status_code == 422
+
+
+def test_a_kept_table_shows_names_as_they_are_now(client: TestClient, ledger: Ledger) -> None:
+    """The table is kept until the series changes (services.queries.TABLES); a display name
+    changes without an event, so the page reads the names of its lines each time, and a
+    result entered makes the table again."""
+    from sudya.services.people import set_names
+
+    before = table_by_column(main_of(client.get("/t/1/standings").text).one("table"))
+    set_names(ledger, names={"alisa": "Алиса Переименованная"})
+    page = main_of(client.get("/t/1/standings").text)
+    assert "Алиса Переименованная" in page.one("table").text()
+    assert len(table_rows(page.one("table"))) == len(before)
+    found = main_of(client.get("/t/1/standings?q=переименов").text)
+    assert [row[1] for row in table_rows(found.one("table"))] == ["alisa"]
+    assert "Алиса Переименованная" in found.one("table").text()

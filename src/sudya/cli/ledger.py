@@ -204,21 +204,23 @@ def tournament_list(db: Db = None) -> None:
 def tournament_show(tournament: Annotated[int, typer.Argument()], as_json: JsonOpt = False,
                     db: Db = None) -> None:
     """Турнир: участники, судьи, решения. A tournament: people, judges and rulings."""
-    from sudya.services.queries import tournament_summary
+    from sudya.services.queries import rulings_json, tournament_summary
 
     ledger = _ledger(db)
     with ledger.factory() as s:
         summary = tournament_summary(s, tournament)
+        rulings = rulings_json(s, tournament)
     if as_json:
-        sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+        whole = {**summary.model_dump(mode="json"), "rulings": rulings}
+        sys.stdout.write(json.dumps(whole, ensure_ascii=False, indent=2) + "\n")
         return
-    out.print(f"{summary['name']} ({summary['series']}, {summary['rulebook']} "
-              f"ред. {summary['edition']}, {summary['date']})")
+    out.print(f"{summary.name} ({summary.series}, {summary.rulebook} "
+              f"ред. {summary.edition}, {summary.date.isoformat()})")
     out.print("игроки: " + ", ".join(
-        p["handle"] + (f" [{p['team']}]" if p["team"] else "") for p in summary["players"]))
-    out.print("судьи: " + ", ".join(f"{j['handle']} ({j['role']})" for j in summary["judges"]))
+        p.handle + (f" [{p.team}]" if p.team else "") for p in summary.players))
+    out.print("судьи: " + ", ".join(f"{j.handle} ({j.role})" for j in summary.judges))
     table = Table("событие", "кто", "нарушение", "причина", "наказания")
-    for r in summary["rulings"]:
+    for r in rulings:
         table.add_row(r["event"], r["subject"], r["infraction"] or "—", r["cause"],
                       ", ".join(s["kind"] for s in r["sanctions"]) or "—")
     out.print(table)

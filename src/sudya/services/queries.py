@@ -9,8 +9,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row, select, union
-from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy import Row, func, select, union
+from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 
 from sudya.bulk import paused_gc
 from sudya.db import models as m
@@ -21,7 +21,6 @@ from sudya.services.ledger import LedgerError
 from sudya.services.people import display_names, fold
 from sudya.services.readback import (
     SETTLING,
-    corrected_results,
     plain_rows,
     stored_reason,
 )
@@ -30,12 +29,15 @@ from sudya.services.readback import tournament_rulings as rulings_of
 from sudya.standings import standings
 from sudya.views import (
     STATUS_RANK,
+    EntrantView,
+    JudgeView,
     ReasonView,
     RecordEntryView,
     RecordSanctionView,
     SeriesView,
     StandingsPageView,
     SubjectView,
+    TournamentSummaryView,
     TournamentView,
     ruling_json,
     subjects_view,
@@ -65,30 +67,39 @@ def tournament_roster(s: Session, t: m.Tournament) -> Roster:
     return Roster(players=players, teams=teams)
 
 
-def tournament_summary(s: Session, tournament_id: int, *,
-                       rulings: bool = True) -> dict[str, Any]:
-    """People, judges and rulings of one tournament (`rulings=False`: no `rulings` key, for
-    a page that shows only the people: its rulings are not read)."""
+def tournament_summary(s: Session, tournament_id: int) -> TournamentSummaryView:
+    """A tournament with its people and judges: one query of its entries (players, teams
+    and display names) and one of its staff; its rulings are not read (`rulings_json`)."""
     t = _tournament(s, tournament_id)
-    roster = tournament_roster(s, t)
-    judges = [{"handle": j.handle, "name": j.name, "role": j.role, "official": j.official}
-              for j in s.scalars(select(m.Staff).where(m.Staff.tournament_id == t.id)
-                                 .order_by(m.Staff.id))]
-    names = display_names(s, tournament=t.id)
-    out = {
-        "id": t.id, "name": t.name, "series": t.series.name, "rulebook": t.series.rulebook,
-        "edition": t.edition, "level": t.level, "date": t.date.isoformat(),
-        "settings": t.settings,
-        "players": [{"handle": p, "name": names.get(p, p), "team": roster.team_of.get(p)}
-                    for p in roster.players],
-        "teams": roster.teams,
-        "names": names,  # handle -> display name, of every player and team
-        "judges": judges,
-    }
-    if rulings:
-        with_validity = loader.load(t.series.rulebook, t.edition).validity is not None
-        out["rulings"] = [ruling_json(r, with_validity) for r in rulings_of(s, t)]
-    return out
+    players: list[EntrantView] = []
+    teams: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for handle, name, team, team_name in plain_rows(
+            s, select(m.Person.handle, m.Person.name, m.Team.handle, m.Team.name)
+            .join(m.Entry, m.Entry.person_id == m.Person.id)
+            .outerjoin(m.Team, m.Team.id == m.Entry.team_id)
+            .where(m.Entry.tournament_id == t.id).order_by(m.Entry.id)):
+        names[handle] = name or handle
+        players.append(EntrantView(handle=handle, name=name or handle, team=team))
+        if team is not None:
+            teams.setdefault(team, []).append(handle)
+            names.setdefault(team, team_name or team)
+    judges = [JudgeView(handle=handle, name=name, role=role, official=official)
+              for handle, name, role, official in plain_rows(
+                  s, select(m.Staff.handle, m.Staff.name, m.Staff.role, m.Staff.official)
+                  .where(m.Staff.tournament_id == t.id).order_by(m.Staff.id))]
+    return TournamentSummaryView(
+        id=t.id, name=t.name, series=t.series.name, rulebook=t.series.rulebook,
+        edition=t.edition, level=t.level, date=t.date, settings=dict(t.settings or {}),
+        players=players, teams=teams, names=names, judges=judges)
+
+
+def rulings_json(s: Session, tournament_id: int) -> list[dict[str, Any]]:
+    """Every ruling of a tournament in the replay format, in engine order (what later
+    records changed included: readback.tournament_rulings)."""
+    t = _tournament(s, tournament_id)
+    with_validity = loader.load(t.series.rulebook, t.edition).validity is not None
+    return [ruling_json(r, with_validity) for r in rulings_of(s, t)]
 
 
 def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
@@ -359,24 +370,36 @@ def tournament_results(s: Session, *, tournament: int) -> list[dict[str, Any]]:
     """The results entered in a tournament, the newest first, with who entered them; a
     corrected one with its correction (`corrected`: event, reason, who, when)."""
     t = _tournament(s, tournament)
-    corrected = corrected_results(s, t.series_id)
-    corrections = {e.ext_id: e for e in s.scalars(select(m.Event).where(
-        m.Event.series_id == t.series_id, m.Event.ext_id.in_(list(corrected.values()))))
-    } if corrected else {}
-    rows = s.execute(select(m.Result, m.Event.ext_id)
-                     .join(m.Event, m.Event.id == m.Result.event_id)
-                     .where(m.Result.tournament_id == tournament)
-                     .order_by(m.Result.id.desc()))
+    # the corrections of this tournament's results only (not every correction of the
+    # series with its payload): found from the series' corrections by the event they name
+    fix, named = aliased(m.Event), aliased(m.Event)
+    corrections = {of: fixed for of, *fixed in plain_rows(
+        s, select(named.ext_id, fix.ext_id, fix.payload, fix.created_by, fix.created_at)
+        .join(named, (named.series_id == fix.series_id)
+              & (named.ext_id == fix.payload["of"].as_string()))
+        .join(m.Result, m.Result.event_id == named.id)
+        .where(fix.series_id == t.series_id, fix.kind == "correction",
+               m.Result.tournament_id == tournament)
+        .order_by(fix.seq))}  # a later correction of the same result is the one shown
     out = []
-    for r, ext in rows:
-        fix = corrections.get(corrected.get(ext, ""))
-        out.append({"event": ext, "round": r.round, "player_a": r.player_a,
-                    "player_b": r.player_b, "score_a": r.score_a, "score_b": r.score_b,
-                    "created_by": r.created_by, "created_at": r.created_at,
-                    "corrected": None if fix is None else {
-                        "event": fix.ext_id, "reason": fix.payload.get("reason") or "",
-                        "by": fix.created_by, "at": fix.created_at}})
+    for ext, rnd, a, b, sa, sb, by, at in plain_rows(
+            s, select(m.Event.ext_id, m.Result.round, m.Result.player_a, m.Result.player_b,
+                      m.Result.score_a, m.Result.score_b, m.Result.created_by,
+                      m.Result.created_at)
+            .join(m.Event, m.Event.id == m.Result.event_id)
+            .where(m.Result.tournament_id == tournament).order_by(m.Result.id.desc())):
+        fixed = corrections.get(ext)
+        out.append({"event": ext, "round": rnd, "player_a": a, "player_b": b,
+                    "score_a": sa, "score_b": sb, "created_by": by, "created_at": at,
+                    "corrected": None if fixed is None else {
+                        "event": fixed[0], "reason": (fixed[1] or {}).get("reason") or "",
+                        "by": fixed[2], "at": fixed[3]}})
     return out
+
+
+def latest_result_round(s: Session, *, tournament: int) -> int | None:
+    """The latest round with a result entered in a tournament (None: no result has one)."""
+    return s.scalar(select(func.max(m.Result.round)).where(m.Result.tournament_id == tournament))
 
 
 def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView]:

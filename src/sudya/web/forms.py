@@ -14,6 +14,7 @@ from sudya import commands
 from sudya.commands import CommandError
 from sudya.rulebooks.schema import Infraction, Outcome, Rulebook, _outcomes
 from sudya.rulebooks.search import find
+from sudya.views import TournamentSummaryView
 from sudya.web import i18n
 
 _ = i18n.gettext
@@ -44,12 +45,12 @@ def search(book: Rulebook, q: str, use: Mapping[str, int] | None = None) -> list
     return sorted(found, key=lambda inf: (-use.get(inf.id, 0), order[inf.id]))
 
 
-def inputs(book: Rulebook, inf: Infraction | None, summary: dict[str, Any]
+def inputs(book: Rulebook, inf: Infraction | None, summary: TournamentSummaryView
            ) -> list[dict[str, Any]]:
     """Exactly the inputs the rule declares, ready for the template."""
     if inf is None:
         return []
-    players = [p["handle"] for p in summary["players"]]
+    players = summary.handles()
     out = []
     for name, d in {**book.common_details, **inf.details}.items():
         out.append({
@@ -96,7 +97,7 @@ def error_field(field: str) -> str:
     return field or "infraction"
 
 
-def parse(book: Rulebook, summary: dict[str, Any], form: Mapping[str, Any]
+def parse(book: Rulebook, summary: TournamentSummaryView, form: Mapping[str, Any]
           ) -> tuple[dict[str, Any], dict[str, str]]:
     """The form's values in the engine's terms, and an error beside each bad field."""
     errors: dict[str, str] = {}
@@ -106,9 +107,9 @@ def parse(book: Rulebook, summary: dict[str, Any], form: Mapping[str, Any]
         errors["infraction"] = _("Choose an infraction.")
         return parsed, errors
     parsed["infraction"] = inf.id
-    players = {p["handle"] for p in summary["players"]}
+    players = set(summary.handles())
     offender = str(form.get("player", "")).strip()
-    if offender in summary["teams"]:
+    if offender in summary.teams:
         parsed["team"] = offender
     elif offender in players:
         parsed["player"] = offender

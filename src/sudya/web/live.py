@@ -42,7 +42,7 @@ from sudya.services import changes
 from sudya.services.accounts import AuthError, roles_in, session_user
 from sudya.services.changes import Change
 from sudya.services.ledger import Ledger
-from sudya.services.queries import find_tournament, tournament_summary
+from sudya.services.queries import find_tournament, rulings_json
 from sudya.web import i18n, views
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx
 
@@ -348,9 +348,9 @@ def answer(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> Res
     t, book, roles = ctx.tournament(tid)
     if not roles.can("view-all"):
         raise forbid(_("Players see only their own record."))
-    summary = tournament_summary(ctx.session, tid)
-    mine = [r for r in summary["rulings"] if r["event"] == event]
-    rulings = views.rulings(book, mine, among=summary["rulings"])
+    every = rulings_json(ctx.session, tid)
+    mine = [r for r in every if r["event"] == event]
+    rulings = views.rulings(book, mine, among=every)
     return ctx.render("_answer.html", t=t, event=event, rulings=rulings)
 
 

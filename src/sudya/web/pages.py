@@ -24,6 +24,7 @@ from sudya.services.people import display_names, person_name
 from sudya.services.queries import (
     all_tournaments,
     person_history,
+    rulings_json,
     series_rulebooks,
     standings_page,
     tournament_summary,
@@ -105,18 +106,28 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None,
     if not roles.names:
         raise forbid(_("You have no role in this tournament."))
     summary = tournament_summary(ctx.session, tid)
+    every = rulings_json(ctx.session, tid)
     if not roles.can("view-all"):
-        summary["rulings"] = [r for r in summary["rulings"] if r["subject"] == roles.person]
-    rulings = views.rulings(book, summary["rulings"], names=summary["names"])
-    pending = [r for r in rulings if r["pending"]]
-    latest = list(reversed(rulings))[:10]
+        every = [r for r in every if r["subject"] == roles.person]
+    # only the rulings shown are made ready for the page (names, choices, what settled
+    # them): those pending, the latest ten, and those of the event just recorded or undone
+    told = undone or recorded
+    waiting = [r for r in every if r["pending"]]
+    newest = every[:-11:-1]
+    about = [r for r in every if told and (r["event"] == told or (
+        r.get("revokes") == told and r["cause"] == "correction"))]
+    shown = list({id(r): r for r in waiting + newest + about}.values())
+    ready = dict(zip(map(id, shown), views.rulings(book, shown, among=every,
+                                                     names=summary.names), strict=True))
+    pending = [ready[id(r)] for r in waiting]
+    latest = [ready[id(r)] for r in newest]
     # the head judge's «исправить» on a ruling that still stands (pages_match)
-    correctable = set(standing_events(summary["rulings"])) if roles.can("decide") else set()
+    correctable = set(standing_events(every)) if roles.can("decide") else set()
     if roles.can("view-all"):  # the judges' accounts of the incidents (pages_record)
         with_notes(ctx, tid, pending + latest)
     # after a ruling was recorded or undone: it in words, and the undo for a short time
-    notice = record_notice(ctx, tid, book, rulings, undone or recorded, undone=bool(undone),
-                           may_undo=roles.can("decide"))
+    notice = record_notice(ctx, tid, book, [ready[id(r)] for r in about], told,
+                           undone=bool(undone), may_undo=roles.can("decide"))
     clock = round_clock(ctx.session, t.id)
     # the current round's tables, the players found (?q=), what waits for the head judge
     board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))

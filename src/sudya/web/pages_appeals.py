@@ -18,8 +18,8 @@ from sudya.services import appeals as service
 from sudya.services.accounts import Roles
 from sudya.services.common import command
 from sudya.services.ledger import LedgerError
-from sudya.services.queries import tournament_summary
-from sudya.views import TournamentView
+from sudya.services.queries import rulings_json, tournament_summary
+from sudya.views import TournamentSummaryView, TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
 
@@ -62,15 +62,18 @@ def frivolous(book: Rulebook) -> dict[str, Any] | None:
 
 
 def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
-                   summary: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What the appeals page (and the pending page) show, filtered to what the user may see."""
+                   summary: TournamentSummaryView | None = None,
+                   rulings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What the appeals page (and the pending page) show, filtered to what the user may see
+    (the tournament's summary and rulings, when the caller has read them already)."""
     s = ctx.session
     summary = summary or tournament_summary(s, t.id)
+    rulings = rulings if rulings is not None else rulings_json(s, t.id)
     by_event: dict[str, list[dict[str, Any]]] = {}
-    names = summary["names"]
-    for r in views.rulings(book, summary["rulings"], names=names):
+    names = summary.names
+    for r in views.rulings(book, rulings, names=names):
         by_event.setdefault(r["event"], []).append(r)
-    settled = views.settlements(book, summary["rulings"])
+    settled = views.settlements(book, rulings)
     requests = service.requests(s, t.id)
     requested = {a["event"] for a in requests}
     open_: list[dict[str, Any]] = []
@@ -102,7 +105,7 @@ def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
         decided = [d for d in decided if about_me(d["rulings"])]
     return {"open_rulings": open_, "final_rulings": final, "awaiting": awaiting,
             "decided_appeals": decided, "frivolous": frivolous(book),
-            "has_appeals": book.appeals is not None, "teams": set(summary["teams"]),
+            "has_appeals": book.appeals is not None, "teams": set(summary.teams),
             "names": names,
             "heard_by": [_role_name(book, r) for r in (book.appeals.heard_by
                                                         if book.appeals else [])],

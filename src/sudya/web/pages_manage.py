@@ -38,11 +38,11 @@ REPLACEMENT = ("replace", "by", "name", "army", "coach")
 
 def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
           **data: Any) -> Response:
-    summary = tournament_summary(ctx.session, t.id, rulings=False)
+    summary = tournament_summary(ctx.session, t.id)
     roles = [(rid, i18n.text(role.name)) for rid, role in book.roles.items()]
     # who may be replaced: the players removed from this tournament (§4 E9)
     removed = [p for p, v in tournament_subjects(ctx.session, tournament=t.id).items()
-               if v.status == "removed" and p not in summary["teams"]]
+               if v.status == "removed" and p not in summary.teams]
     defaults: dict[str, Any] = {"form": "", "values": {}, "errors": {}, "added": None,
                                 "replaced": None}
     return ctx.render("manage.html", status=status, t=t, book=book, summary=summary,

@@ -20,7 +20,12 @@ from sudya.services.common import command
 from sudya.services.ledger import LedgerError
 from sudya.services.matches import match_ends, round_matches, standing_events
 from sudya.services.people import current_round
-from sudya.services.queries import tournament_results, tournament_summary
+from sudya.services.queries import (
+    latest_result_round,
+    rulings_json,
+    tournament_results,
+    tournament_summary,
+)
 from sudya.views import TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
@@ -47,9 +52,8 @@ def _default_round(ctx: Ctx, tid: int) -> int:
     current = current_round(ctx.session, tournament=tid)
     if current is not None:
         return current
-    rounds = [r["round"] for r in tournament_results(ctx.session, tournament=tid)
-              if r["round"] is not None]
-    return max(rounds, default=1)
+    latest = latest_result_round(ctx.session, tournament=tid)
+    return 1 if latest is None else latest
 
 
 def _match_page(ctx: Ctx, t: TournamentView, book: Rulebook, round_: int, *,
@@ -57,10 +61,11 @@ def _match_page(ctx: Ctx, t: TournamentView, book: Rulebook, round_: int, *,
                 errors: dict[str, str] | None = None,
                 values: dict[str, str] | None = None) -> Response:
     summary = tournament_summary(ctx.session, t.id)
-    made = [r for r in summary["rulings"] if r["event"] == ended] if ended else []
+    every = rulings_json(ctx.session, t.id) if ended else []
+    made = [r for r in every if r["event"] == ended]
     end = next((e for e in match_ends(ctx.session, tournament=t.id)
                 if e["event"] == ended), None)
-    names: dict[str, str] = summary.get("names", {})
+    names = summary.names
     matches = round_matches(ctx.session, tournament=t.id, round=round_)
     for mt in matches:  # people (and teams) by their display names
         mt["pair"] = " — ".join(names.get(p, p) for p in mt["players"])
@@ -68,8 +73,8 @@ def _match_page(ctx: Ctx, t: TournamentView, book: Rulebook, round_: int, *,
                   if e["round"] == round_ and e["players"] is None), None)
     return ctx.render("match.html", status=status, t=t, book=book, round=round_,
                       matches=matches, whole=whole, end=end,
-                      made=views.rulings(book, made, among=summary["rulings"]),
-                      players=[p["handle"] for p in summary["players"]],
+                      made=views.rulings(book, made, among=every),
+                      players=summary.handles(),
                       names=names, errors=errors or {},
                       values=values or {})
 
@@ -135,9 +140,9 @@ def _head_judge(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
 def _correctable(ctx: Ctx, t: TournamentView, book: Rulebook
                  ) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
     """The events whose rulings stand (ready for the page), and the results entered."""
-    summary = tournament_summary(ctx.session, t.id)
-    standing = standing_events(summary["rulings"])
-    shown = {event: views.rulings(book, rulings, among=summary["rulings"])
+    every = rulings_json(ctx.session, t.id)
+    standing = standing_events(every)
+    shown = {event: views.rulings(book, rulings, among=every)
              for event, rulings in standing.items()}
     return shown, tournament_results(ctx.session, tournament=t.id)
 

@@ -13,6 +13,7 @@ from sudya.services.accounts import AuthError, Roles
 from sudya.services.clock import round_clock, rounds, start_round
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import (
+    rulings_json,
     team_name,
     tournament_results,
     tournament_standings,
@@ -37,11 +38,11 @@ def team(ctx: C, tid: int, handle: str) -> Response:
     if not roles.can("view-all"):
         raise forbid(_("Players see only their own record."))
     summary = tournament_summary(ctx.session, tid)
-    members = summary["teams"].get(handle)
+    members = summary.teams.get(handle)
     if members is None:
         raise AuthError(_("No such team."), status=404)
     name = team_name(ctx.session, series=t.series.id, handle=handle)
-    rulings = views.rulings(book, summary["rulings"], names=summary["names"])
+    rulings = views.rulings(book, rulings_json(ctx.session, tid), names=summary.names)
     about_team = [r for r in rulings if r["subject"] == handle
                   or any(s.get("subject") == handle for s in r["sanctions"])]
     about_members = [r for r in rulings if r["subject"] in members]
@@ -60,7 +61,7 @@ def team(ctx: C, tid: int, handle: str) -> Response:
                       status_text=i18n.status(mine.status),
                       points_text=views.tally_amount(book, "points", mine.points),
                       ore_text=views.tally_amount(book, "ore", mine.ore),
-                      kind_names=kind_names, names=summary["names"],
+                      kind_names=kind_names, names=summary.names,
                       name=name or handle, members=members, tally=mine,
                       kinds=kinds, standing=standing, about_team=about_team,
                       about_members=about_members,
@@ -81,12 +82,12 @@ def _scorekeeper(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
 def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *,
                   status: int = 200, values: dict[str, str] | None = None,
                   errors: dict[str, str] | None = None, entered: bool = False) -> Response:
-    summary = tournament_summary(ctx.session, t.id, rulings=False)
+    summary = tournament_summary(ctx.session, t.id)
     rows = tournament_results(ctx.session, tournament=t.id)
     clock = round_clock(ctx.session, t.id)
     default_round = str(clock["round"]) if clock else ""
     return ctx.render("results.html", status=status, t=t, book=book,
-                      players=[p["handle"] for p in summary["players"]], results=rows,
+                      players=summary.handles(), results=rows,
                       values=values or {"round": default_round}, errors=errors or {},
                       entered=entered, roles=roles)
 
@@ -104,7 +105,7 @@ def results_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
     values = {k: str(form.get(k, "")).strip() for k in ("round", "player_a", "player_b",
                                                          "score")}
     errors: dict[str, str] = {}
-    players = {p["handle"] for p in tournament_summary(ctx.session, tid, rulings=False)["players"]}
+    players = set(tournament_summary(ctx.session, tid).handles())
     rnd = values["round"]
     if not rnd:
         errors["round"] = _("Enter the round.")

@@ -13,7 +13,7 @@ from sudya.rulebooks.schema import Rulebook
 from sudya.services.accounts import Roles
 from sudya.services.common import command
 from sudya.services.ledger import LedgerError, Recorded
-from sudya.services.queries import tournament_summary
+from sudya.services.queries import rulings_json, tournament_summary
 from sudya.views import TournamentView
 from sudya.web import forms, i18n, views
 from sudya.web.context import Ctx, forbid, get_ctx
@@ -38,11 +38,11 @@ def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status:
     from sudya.web.pages_appeals import appeal_context
 
     summary = tournament_summary(ctx.session, t.id)
-    items = views.rulings(book, [r for r in summary["rulings"] if r["pending"]],
-                          names=summary["names"])
+    rulings = rulings_json(ctx.session, t.id)
+    items = views.rulings(book, [r for r in rulings if r["pending"]], names=summary.names)
     # flags are notes for officials that come with other sanctions, not a punishment
     kinds = sorted((k for k in book.sanctions if not k.flag), key=lambda k: k.rank)
-    appeals = appeal_context(ctx, t, book, roles, summary)
+    appeals = appeal_context(ctx, t, book, roles, summary, rulings)
     shown = {r["event"] for r in items} | {f"appeal/{a['event']}" for a in appeals["awaiting"]}
     problems = views.unshown(errors, shown)
     page = ctx.render(
@@ -70,15 +70,15 @@ def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     ctx.check_csrf(str(form.get("csrf", "")))
     key = views.form_key(form)
     of = str(form.get("of", ""))
-    summary = tournament_summary(ctx.session, tid)
-    target = next((r for r in summary["rulings"] if r["pending"] and r["event"] == of), None)
+    rulings = rulings_json(ctx.session, tid)
+    target = next((r for r in rulings if r["pending"] and r["event"] == of), None)
     values: dict[str, Any] = {"form": "decide", "of": of,
                               "choice": str(form.get("choice", "")),
                               "choice_points": str(form.get("choice_points", "")),
                               "sanctions": [str(k) for k in form.getlist("sanction")],
                               "amounts": {}}
     if target is None:
-        if key is not None and _stored_already(ctx, tid, book, roles, summary, form, key):
+        if key is not None and _stored_already(ctx, tid, book, roles, rulings, form, key):
             return views.done(request, f"/t/{tid}/pending")  # a double submit
         errors = {"of": _("This ruling no longer waits for a decision.")}
     else:
@@ -145,11 +145,11 @@ def _execute(ctx: Ctx, tid: int, roles: Roles, of: str, args: dict[str, Any],
 
 
 def _stored_already(ctx: Ctx, tid: int, book: Rulebook, roles: Roles,
-                    summary: dict[str, Any], form: FormData, key: str) -> bool:
+                    rulings: list[dict[str, Any]], form: FormData, key: str) -> bool:
     """This very form was stored before (a double submit): the ledger answers a retry of the
     same key with its first answer, and refuses the same key for anything else."""
     of = str(form.get("of", ""))
-    settled = next((r for r in summary["rulings"]
+    settled = next((r for r in rulings
                     if r["event"] == of and r.get("resolved_by")), None)
     if settled is None:
         return False

@@ -25,10 +25,10 @@ from sudya import commands
 from sudya.errors import SudyaError
 from sudya.rulebooks.schema import Infraction, Rulebook
 from sudya.services.ledger import LedgerError
-from sudya.services.queries import tournament_summary
+from sudya.services.queries import rulings_json, tournament_summary
 from sudya.services.recording import current_round, display_names, infraction_use, undo
 from sudya.services.recording import table_players as players_at
-from sudya.views import TournamentView
+from sudya.views import TournamentSummaryView, TournamentView
 from sudya.web import forms, i18n, preview_token, recorded, views
 from sudya.web.app import BUSY_RETRY_AFTER
 from sudya.web.context import Ctx, forbid, get_ctx
@@ -76,15 +76,16 @@ def _defaults(book: Rulebook, inf: Infraction, player: str, round_: int | None
     return values
 
 
-def _page(ctx: Ctx, t: TournamentView, book: Rulebook, summary: dict[str, Any], *,
+def _page(ctx: Ctx, t: TournamentView, book: Rulebook, summary: TournamentSummaryView, *,
           inf: Infraction | None, player: str, table: int | None, values: dict[str, Any],
           errors: dict[str, str], q: str = "", found: list[Infraction] | None = None,
           round_: int | None = None) -> dict[str, Any]:
     """What record.html shows (the preview is added by _preview_into)."""
     if table is not None:  # the table's players first in the list of players
         at = players_at(ctx.session, t.id, table)
-        summary = {**summary, "players": [p for p in summary["players"] if p["handle"] in at]
-                   + [p for p in summary["players"] if p["handle"] not in at]}
+        summary = summary.model_copy(update={
+            "players": [p for p in summary.players if p.handle in at]
+            + [p for p in summary.players if p.handle not in at]})
     return dict(t=t, book=book, summary=summary, player=player, q=q, table=table, round=round_,
                 found=found or [], inf=inf,
                 inputs=forms.inputs(book, inf, summary) if inf else [],
@@ -133,7 +134,7 @@ def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str
     """The record form; `table`, `player` and `round` prefill it (the links of the
     dashboard's tables), `infraction` opens the ruling, previewed when the player is known."""
     t, book, roles = _judge_or_forbid(ctx, tid)
-    summary = tournament_summary(ctx.session, tid, rulings=False)
+    summary = tournament_summary(ctx.session, tid)
     inf = book.infraction(infraction) if infraction else None
     number = _table(table)
     if inf is None:
@@ -161,7 +162,7 @@ def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str
 def record_preview(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     t, book, roles = _judge_or_forbid(ctx, tid)
     ctx.check_csrf(str(form.get("csrf", "")))
-    summary = tournament_summary(ctx.session, tid, rulings=False)
+    summary = tournament_summary(ctx.session, tid)
     parsed, errors = forms.parse(book, summary, form)
     inf = book.infraction(str(form.get("infraction", "")))
     data = _page(ctx, t, book, summary, inf=inf, player=parsed.get("player", ""),
@@ -184,7 +185,7 @@ def record_confirm(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
     t, book, roles = _judge_or_forbid(ctx, tid)
     ctx.check_csrf(str(form.get("csrf", "")))
     user = ctx.need_user()
-    summary = tournament_summary(ctx.session, tid, rulings=False)
+    summary = tournament_summary(ctx.session, tid)
     parsed, errors = forms.parse(book, summary, form)
     key = views.form_key(form)
     inf = book.infraction(str(form.get("infraction", "")))
@@ -230,7 +231,7 @@ def record_undo(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respo
             raise  # 503 with Retry-After: nothing recorded, send it again
         message = i18n.error(exc, book)
         if forms.is_htmx(request):  # beside the undo button, in place of the notice
-            rulings = views.rulings(book, tournament_summary(ctx.session, tid)["rulings"])
+            rulings = views.rulings(book, rulings_json(ctx.session, tid))
             notice = recorded.notice(ctx, tid, book, rulings, event, may_undo=False)
             return ctx.render("_recorded.html", status=422, t=t, notice=notice,
                               undo_error=message)
