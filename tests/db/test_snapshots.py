@@ -6,6 +6,8 @@ Every test restarts as a server does: a new Ledger over the same database, nothi
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
@@ -162,3 +164,18 @@ def test_every_rulebook_restores_to_the_state_a_replay_builds(tmp_path: object) 
             assert restored.engine.book is rebuilt.engine.book
     finally:
         engine.dispose()
+
+
+def test_a_restored_state_is_left_to_the_collectors_oldest_generation(
+        db_engine: sa.Engine, berserk: tuple[int, int]) -> None:
+    """A season's restored state is hundreds of thousands of objects: they go straight to
+    the oldest generation, so the next collections do not walk them all (snapshots._settle)."""
+    sid, tid = berserk
+    ledger = Ledger(db_engine, snapshot_key=KEY)
+    _record_some(ledger, tid)
+    state = ledger.projection.states[sid]
+    restored = snapshots.loads(SeriesRef(sid, "berserk"), snapshots.dumps(state)[1])
+    young = {id(o) for gen in (0, 1) for o in gc.get_objects(generation=gen)}
+    assert restored.engine.rulings and not any(
+        id(r) in young for r in [restored.engine, *restored.engine.rulings])
+    assert _shape(restored.engine.rulings) == _shape(state.engine.rulings)

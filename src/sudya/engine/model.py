@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,12 @@ class Reason:
 
     def as_json(self) -> dict[str, Any]:
         return {"code": self.code, "params": dict(self.params), "source": self.source}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # a snapshot holds one per note of every ruling: rebuilt by the constructor, twice
+        # as fast to unpickle as dataclasses' __setstate__ for frozen classes (which looks
+        # the fields up again for each object)
+        return Reason, (self.code, self.params, self.source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +154,9 @@ class Result:
     score: tuple[int, int]
     round: int | None = None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Result, (self.id, self.players, self.score, self.round)  # as Reason's
+
 
 Event = (Offence | EndOfMatch | NewTournament | Decision | Appeal | Result | Correction
          | RosterChange)
@@ -221,7 +230,9 @@ class Ruling:
     judge: str | None = None
     edition: str = ""
     details: dict[str, Any] = field(default_factory=dict)
-    uses: list[Sanction] = field(default_factory=list)  # what a derived ruling consumed
+    # what a derived ruling consumed; most rulings are not derived and share the empty
+    # tuple (an empty list each was one object in eight of a season's state and snapshot)
+    uses: Sequence[Sanction] = ()
     pending_outcome: Any = None  # the table cell a pending ruling waits on
     appealed: bool = False
     revoked: bool = False
