@@ -45,15 +45,15 @@ class Earlier(NamedTuple):
 class Tally(NamedTuple):
     """A subject's rulings for one infraction that may still count (`scope: validity`).
 
-    `live`: seq -> (ruling, the last day it counts, whether its details are in `sums`), in
-    the order they were made; `ends`: a heap of (last day, seq), where an entry left behind
-    by a change (the ruling gone, its day earlier now) is skipped when it comes up, and every
-    ruling in `live` has an entry no later than its day; `sums`: the numeric details of the
-    rulings that are not pending (`earlier_<detail>`). So a report asks "how many, and what
-    sums" without walking the subject's history, however long it is.
+    `live`: seq -> ruling, in the order they were made; `ends`: a heap of (the last day a
+    ruling counts, seq), where an entry left behind by a change (the ruling gone, its day
+    earlier now) is skipped when it comes up, and every ruling in `live` has an entry no
+    later than its day; `sums`: the numeric details of the rulings with sanctions (a pending
+    one has none, and leaves when decided) for `earlier_<detail>`. So a report asks "how
+    many, and what sums" without walking the subject's history, however long it is.
     """
 
-    live: dict[int, tuple[Ruling, dt.date, bool]]
+    live: dict[int, Ruling]
     ends: list[tuple[dt.date, int]]
     sums: dict[str, Any]
 
@@ -76,23 +76,23 @@ def track(state: EngineState, ruling: Ruling) -> None:
     if tally is None:
         state.keep_key(state.tallies, key)
         tally = state.tallies[key] = Tally({}, [], {})
-    _put(state, tally, ruling, end, not ruling.pending)
-
-
-def _put(state: EngineState, tally: Tally, ruling: Ruling, end: dt.date, summed: bool) -> None:
     state.keep(tally.live)
-    state.keep(tally.ends)
-    if ruling.seq not in tally.live and summed:
+    tally.live[ruling.seq] = ruling
+    if ruling.sanctions:
         state.keep(tally.sums)
         _add_details(tally.sums, ruling.details, 1)
-    tally.live[ruling.seq] = (ruling, end, summed)
-    heapq.heappush(tally.ends, (end, ruling.seq))
+    _push(state, tally, end, ruling.seq)
 
 
-def _drop(state: EngineState, tally: Tally, seq: int) -> None:
+def _push(state: EngineState, tally: Tally, end: dt.date, seq: int) -> None:
+    state.keep(tally.ends)
+    heapq.heappush(tally.ends, (end, seq))
+
+
+def _drop(state: EngineState, tally: Tally, ruling: Ruling) -> None:
     state.keep(tally.live)
-    ruling, _, summed = tally.live.pop(seq)
-    if summed:
+    del tally.live[ruling.seq]
+    if ruling.sanctions:
         state.keep(tally.sums)
         _add_details(tally.sums, ruling.details, -1)
 
@@ -108,7 +108,7 @@ def _add_details(sums: dict[str, Any], details: dict[str, Any], sign: int) -> No
 def last_day(state: EngineState, ruling: Ruling) -> dt.date | None:
     """The last day an earlier ruling counts as an offence (`scope: validity`), None if it
     no longer does: while a sanction of it is valid, or pending while its window from its
-    tournament lasts (`counts` on a given day)."""
+    tournament lasts."""
     if ruling.revoked:
         return None
     live = [s for s in ruling.sanctions if not s.revoked]
@@ -123,33 +123,33 @@ def last_day(state: EngineState, ruling: Ruling) -> dt.date | None:
 
 
 def changed(state: EngineState, ruling: Ruling) -> None:
-    """A ruling was revoked or decided, or one of its sanctions revoked: its last day may be
-    earlier now, or gone (it leaves its tally)."""
+    """A ruling was revoked or decided, or one of its sanctions revoked: it leaves its tally,
+    or counts until an earlier day now (its entry in `ends` pushed again)."""
     tally = state.tallies.get((SERIES, ruling.subject, ruling.infraction or ""))
     if tally is None or ruling.seq not in tally.live:
         return
-    _, was, summed = tally.live[ruling.seq]
     end = last_day(state, ruling)
     if end is None:
-        _drop(state, tally, ruling.seq)
-    elif end != was:
-        _put(state, tally, ruling, end, summed)
+        _drop(state, tally, ruling)
+    else:
+        _push(state, tally, end, ruling.seq)
 
 
 def rewindow(state: EngineState) -> None:
     """A new edition's windows: a pending ruling counts while the window of the edition in
-    force lasts, so each one's last day is found again (once per edition that changes them)."""
+    force lasts, so every ruling's last day is found again (once per edition that changes
+    them)."""
     for tally in state.tallies.values():
-        for seq, (ruling, was, summed) in list(tally.live.items()):
-            end = last_day(state, ruling) if ruling.pending else was
+        ends = []
+        for ruling in list(tally.live.values()):
+            end = last_day(state, ruling)
             if end is None:
-                _drop(state, tally, seq)
-            elif end != was:
-                state.keep(tally.live)
-                tally.live[seq] = (ruling, end, summed)
+                _drop(state, tally, ruling)
+            else:
+                ends.append((end, ruling.seq))
+        heapq.heapify(ends)
         state.keep(tally.ends)
-        tally.ends[:] = [(day, seq) for seq, (_, day, _) in tally.live.items()]
-        heapq.heapify(tally.ends)
+        tally.ends[:] = ends
 
 
 def indexed(state: EngineState, key: tuple[int, str, str]) -> list[Ruling]:
@@ -157,7 +157,7 @@ def indexed(state: EngineState, key: tuple[int, str, str]) -> list[Ruling]:
     may still count across the series."""
     tally = state.tallies.get(key)
     if tally is not None:
-        return [r for r, _, _ in tally.live.values()]
+        return list(tally.live.values())
     return state.by_infraction.get(key, [])
 
 
@@ -186,23 +186,28 @@ def _from_tally(state: EngineState, tally: Tally | None, inf: Infraction, day: d
             names[f"earlier_{name}"] = 0
         return Earlier(0, None)
     floor = min(day, state.t.date)
-    ends = tally.ends
+    ends, live = tally.ends, tally.live
     if ends and ends[0][0] < floor:
         state.keep(ends)
         while ends and ends[0][0] < floor:
-            end, seq = heapq.heappop(ends)
-            entry = tally.live.get(seq)
-            if entry is not None and entry[1] == end:
-                _drop(state, tally, seq)
+            _, seq = heapq.heappop(ends)
+            ruling = live.get(seq)
+            if ruling is None:
+                continue  # left already
+            end = last_day(state, ruling)
+            if end is None or end < floor:
+                _drop(state, tally, ruling)
+            else:  # counts longer than when this entry was pushed (a new edition's window)
+                heapq.heappush(ends, (end, seq))
     if not ends or ends[0][0] >= day:  # every ruling left counts on the day
-        count, sums = len(tally.live), tally.sums
-        last = next(reversed(tally.live.values()))[0] if tally.live else None
+        count, sums = len(live), tally.sums
+        last = next(reversed(live.values())) if live else None
     else:  # a report dated before some of them end: the slow way
-        rulings = [r for r, end, _ in tally.live.values() if end >= day]
+        rulings = [r for r in live.values() if (last_day(state, r) or dt.date.min) >= day]
         count, last = len(rulings), (rulings[-1] if rulings else None)
         sums = {}
         for r in rulings:
-            if not r.pending:
+            if r.sanctions:
                 _add_details(sums, r.details, 1)
     names["earlier_count"] = count
     for name in inf.sums:
@@ -225,13 +230,25 @@ def repeated(state: EngineState, ruling: Ruling, inf: Infraction, table: Outcome
             kind = principal
         ruling.notes.append(Reason("repeat.escalated",
                                    {"infraction": inf.id, "from": last.kind, "to": kind}))
-        return Outcome(sanctions=[Spec(kind=kind)])
+        return escalated(kind)
     if rows:
         ruling.cause = "repeat"
         ruling.notes.append(Reason("repeat.numbered",
                                    {"n": found.number + 1, "infraction": inf.id}))
         return rows[min(found.number, len(rows)) - 1]
     return None
+
+
+_ESCALATED: dict[str, Outcome] = {}
+
+
+def escalated(kind: str) -> Outcome:
+    """The cell a repeat's escalation gives: one sanction of `kind` (made once per kind, not
+    on every repeat: a rulebook's models are frozen)."""
+    cell = _ESCALATED.get(kind)
+    if cell is None:
+        cell = _ESCALATED[kind] = Outcome(sanctions=[Spec(kind=kind)])
+    return cell
 
 
 def escalate(state: EngineState, rank: int) -> str:
