@@ -31,6 +31,7 @@ from sudya.services.queries import (
     tournament_subjects,
     tournament_summary,
 )
+from sudya.services.queries import tournament_results as tournament_results_list
 from sudya.services.readback import (
     series_results,
     series_rulings,
@@ -175,3 +176,26 @@ def test_standings_are_made_once_per_state_of_the_series(ledger: Ledger,
     with Session(db_engine) as s, rows_read(db_engine) as counts:
         standings_page(s, t2)
     assert counts.get("ruling", 0) >= 1, counts  # made again: its rulings read
+
+
+def test_the_results_list_reads_the_corrections_of_its_results(ledger: Ledger,
+                                                                db_engine: sa.Engine) -> None:
+    """A corrected result is listed with its correction, found from this tournament's
+    results: the first tournament's corrections (of rulings and of results) are not read."""
+    t1, t2 = season(ledger)
+    ledger.record_result(tournament=t1, players=("alice", "bob"), score=(0, 2), round=99,
+                         event_id="old-fix")
+    ledger.correct_result(tournament=t1, of="old-fix", judge="anna", reason="not this one")
+    ledger.record_result(tournament=t2, players=("bob", "carol"), score=(2, 1), round=2,
+                         event_id="mistake")
+    ledger.correct_result(tournament=t2, of="mistake", score=(1, 2), judge="anna",
+                          reason="swapped")
+    with Session(db_engine) as s, rows_read(db_engine) as counts:
+        rows = tournament_results_list(s, tournament=t2)
+    assert [(r["event"], r["corrected"] and r["corrected"]["reason"]) for r in rows][1:] == [
+        ("mistake", "swapped"), (rows[2]["event"], None)]
+    assert rows[0]["corrected"] is None and (rows[0]["score_a"], rows[0]["score_b"]) == (1, 2)
+    assert counts.get("event", 0) <= 2 * len(rows), counts  # its own, not the series'
+    with Session(db_engine) as s:
+        first = {r["event"]: r["corrected"] for r in tournament_results_list(s, tournament=t1)}
+    assert first["old-fix"] is not None and first["old-fix"]["reason"] == "not this one"
