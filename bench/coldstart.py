@@ -10,7 +10,12 @@ snapshots off (every event replayed); then records more in the same process (war
 is cached). Prints both, the ratio of each to a warm record, and a last line
 `COLDSTART: X s (goal 2 s)` (from the snapshot).
 
+A restarted server also finds the rulebooks it loaded before in the compiled rulebook cache
+(rulebooks.loader.cache_dir); the first process of a run writes it if it is not there yet, so
+the restart from the snapshot always reads it. `SUDYA_RULEBOOK_CACHE=off` measures without.
+
     python bench/coldstart.py [--events 100000] [--db postgresql+psycopg://…/postgres]
+                              [--keep FILE]
 """
 
 from __future__ import annotations

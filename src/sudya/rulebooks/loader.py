@@ -384,7 +384,7 @@ def _cache_write(key: str, data: Any) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(payload)
         os.replace(tmp, folder / f"{key}.json")
-    except OSError:
+    except (OSError, UnicodeError):  # a full disk; a lone surrogate in a stored text
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
