@@ -289,8 +289,8 @@ def load_file(path: str | Path) -> Rulebook:
 def load_known(text: str, name: str) -> Rulebook:
     """A rulebook from its text, through the compiled cache (`cache_dir`).
 
-    ruamel reads YAML in pure Python: berserk takes about 0.8 s to parse and 0.03 s to
-    validate, and every process (a server's restart, each CLI call) loaded it again. So the
+    ruamel reads YAML in pure Python: berserk takes 0.2-0.8 s to parse and 0.03 s to
+    validate, and every process (a server's restart, each CLI call) parsed it again. So the
     parsed tree of a text that loaded and validated is kept, as JSON, under the text's SHA-256
     and the parser's version; the next process validates that instead of parsing. A text not
     in the cache (new or edited), or whose cached tree no longer validates (the schema
@@ -323,15 +323,15 @@ def cache_dir() -> Path | None:
     setting = os.environ.get("SUDYA_RULEBOOK_CACHE")
     if setting is not None and setting.strip() in ("", "off"):
         return None
-    if setting:
-        folder = Path(setting)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        folder = Path(base) / "sudya" / "rulebooks"
     try:
+        if setting:
+            folder = Path(setting)
+        else:
+            base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+            folder = Path(base) / "sudya" / "rulebooks"
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         st = folder.stat()
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: no home directory to be found
         return None
     if st.st_uid != os.getuid() or st.st_mode & 0o022:
         return None  # someone else could put a rulebook of their own there
