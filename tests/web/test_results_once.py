@@ -178,3 +178,27 @@ def test_an_annulled_fights_extra_fight_is_not_a_second_result(ledger: Ledger) -
     with pytest.raises(LedgerError) as refused:  # the extra fight counts: a third is refused
         ledger.record_result(tournament=2, players=("grom", "lis"), score=(0, 1), round=2)
     assert refused.value.code == "result.entered"
+
+
+def test_the_results_list_comes_a_page_at_a_time(signed_in: SignIn, ledger: Ledger) -> None:
+    """A large open tournament enters thousands of results: the list shows the newest 100
+    a page at a time."""
+    from sudya.services.queries import result_count
+
+    with ledger.writing(tournament=1) as s:
+        for i in range(150):
+            ledger.record_result(tournament=1, players=("vera", "gleb"), score=(2, i % 2),
+                                 round=100 + i, event_id=f"many-{i}", session=s)
+    with ledger.factory() as s:
+        total = result_count(s, tournament=1)
+    assert 150 < total <= 200
+    keeper = signed_in("schet")
+    first = main_of(keeper.get("/t/1/results").text)
+    rows = table_rows(first.after("Внесённые результаты"))
+    assert len(rows) == 100 and rows[0][0] == "249"  # the newest first
+    assert f"Страница 1 из 2 · результаты 1–100 из {total}" in first.text()
+    assert "Раньше →" in first.text() and "← Новее" not in first.text()
+    last = main_of(keeper.get("/t/1/results?page=9").text)  # past the last page: the last
+    assert len(table_rows(last.after("Внесённые результаты"))) == total - 100
+    assert f"Страница 2 из 2 · результаты 101–{total} из {total}" in last.text()
+    assert "← Новее" in last.text() and "Раньше →" not in last.text()

@@ -9,7 +9,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row, func, select, union
+import orjson
+from sqlalchemy import Row, bindparam, func, select, union
 from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 
 from sudya.bulk import paused_gc
@@ -99,7 +100,22 @@ def rulings_json(s: Session, tournament_id: int) -> list[dict[str, Any]]:
     records changed included: readback.tournament_rulings)."""
     t = _tournament(s, tournament_id)
     with_validity = loader.load(t.series.rulebook, t.edition).validity is not None
-    return [ruling_json(r, with_validity) for r in rulings_of(s, t)]
+    rulings = rulings_of(s, t)
+    # the reasons' English texts, each rendered once: a long day repeats the same few
+    # reasons (the same infraction, the same step of the ladder) hundreds of times
+    texts: dict[int, str] = {}
+    rendered: dict[bytes, str] = {}
+    for r in rulings:
+        for n in r.notes:
+            try:
+                key = orjson.dumps([n.code, n.params, n.source], option=orjson.OPT_SORT_KEYS)
+            except TypeError:  # a parameter JSON does not hold: rendered on its own
+                continue
+            text = rendered.get(key)
+            if text is None:
+                text = rendered[key] = reason_text(n)
+            texts[id(n)] = text
+    return [ruling_json(r, with_validity, texts) for r in rulings]
 
 
 def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
@@ -320,6 +336,8 @@ _TOURNAMENT = (select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
                       m.Series.name.label("series_name"), m.Series.rulebook)
                .join(m.Series, m.Series.id == m.Tournament.series_id))
 
+_TOURNAMENT_BY_ID = _TOURNAMENT.where(m.Tournament.id == bindparam("tournament"))  # built once
+
 
 def _tournament_view(row: Row[Any]) -> TournamentView:
     return TournamentView(id=row.id, name=row.name, position=row.position,
@@ -333,7 +351,7 @@ def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
     """The tournament with this id; None for an unknown id (or one no database integer holds)."""
     if not 0 < tournament <= BIGGEST_ID:
         return None
-    row = s.execute(_TOURNAMENT.where(m.Tournament.id == tournament)).first()
+    row = s.execute(_TOURNAMENT_BY_ID, {"tournament": tournament}).first()
     return None if row is None else _tournament_view(row)
 
 
@@ -366,9 +384,14 @@ def team_name(s: Session, *, series: int, handle: str) -> str | None:
     return None if team is None else team.name
 
 
-def tournament_results(s: Session, *, tournament: int) -> list[dict[str, Any]]:
+RESULTS_PAGE = 100  # results a page of the results list shows
+
+
+def tournament_results(s: Session, *, tournament: int, limit: int | None = None,
+                       offset: int = 0) -> list[dict[str, Any]]:
     """The results entered in a tournament, the newest first, with who entered them; a
-    corrected one with its correction (`corrected`: event, reason, who, when)."""
+    corrected one with its correction (`corrected`: event, reason, who, when). `limit`
+    results from the `offset`-th newest (a large open tournament enters thousands)."""
     t = _tournament(s, tournament)
     # the corrections of this tournament's results only (not every correction of the
     # series with its payload): found from the series' corrections by the event they name
@@ -387,7 +410,8 @@ def tournament_results(s: Session, *, tournament: int) -> list[dict[str, Any]]:
                       m.Result.score_a, m.Result.score_b, m.Result.created_by,
                       m.Result.created_at)
             .join(m.Event, m.Event.id == m.Result.event_id)
-            .where(m.Result.tournament_id == tournament).order_by(m.Result.id.desc())):
+            .where(m.Result.tournament_id == tournament).order_by(m.Result.id.desc())
+            .limit(limit).offset(max(offset, 0))):
         fixed = corrections.get(ext)
         out.append({"event": ext, "round": rnd, "player_a": a, "player_b": b,
                     "score_a": sa, "score_b": sb, "created_by": by, "created_at": at,
@@ -395,6 +419,12 @@ def tournament_results(s: Session, *, tournament: int) -> list[dict[str, Any]]:
                         "event": fixed[0], "reason": (fixed[1] or {}).get("reason") or "",
                         "by": fixed[2], "at": fixed[3]}})
     return out
+
+
+def result_count(s: Session, *, tournament: int) -> int:
+    """How many results were entered in a tournament (corrected ones included)."""
+    return int(s.scalar(select(func.count(m.Result.id))
+                        .where(m.Result.tournament_id == tournament)) or 0)
 
 
 def latest_result_round(s: Session, *, tournament: int) -> int | None:

@@ -13,6 +13,8 @@ from sudya.services.accounts import AuthError, Roles
 from sudya.services.clock import round_clock, rounds, start_round
 from sudya.services.ledger import LedgerError
 from sudya.services.queries import (
+    RESULTS_PAGE,
+    result_count,
     rulings_json,
     team_name,
     tournament_results,
@@ -81,21 +83,29 @@ def _scorekeeper(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
 
 def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *,
                   status: int = 200, values: dict[str, str] | None = None,
-                  errors: dict[str, str] | None = None, entered: bool = False) -> Response:
+                  errors: dict[str, str] | None = None, entered: bool = False,
+                  page: int = 1) -> Response:
     summary = tournament_summary(ctx.session, t.id)
-    rows = tournament_results(ctx.session, tournament=t.id)
+    # the newest results a page at a time: a large open tournament enters thousands
+    total = result_count(ctx.session, tournament=t.id)
+    pages = max(1, -(-total // RESULTS_PAGE))
+    page = min(max(page, 1), pages)
+    rows = tournament_results(ctx.session, tournament=t.id, limit=RESULTS_PAGE,
+                              offset=(page - 1) * RESULTS_PAGE)
+    pager = {"page": page, "pages": pages, "total": total,
+             "first": (page - 1) * RESULTS_PAGE + 1, "last": (page - 1) * RESULTS_PAGE + len(rows)}
     clock = round_clock(ctx.session, t.id)
     default_round = str(clock["round"]) if clock else ""
     return ctx.render("results.html", status=status, t=t, book=book,
-                      players=summary.handles(), results=rows,
+                      players=summary.handles(), results=rows, pager=pager,
                       values=values or {"round": default_round}, errors=errors or {},
                       entered=entered, roles=roles)
 
 
 @router.get("/t/{tid}/results")
-def results(ctx: C, tid: int, entered: bool = False) -> Response:
+def results(ctx: C, tid: int, entered: bool = False, page: int = 1) -> Response:
     t, book, roles = _scorekeeper(ctx, tid)
-    return _results_page(ctx, t, book, roles, entered=entered)
+    return _results_page(ctx, t, book, roles, entered=entered, page=min(page, 100_000))
 
 
 @router.post("/t/{tid}/results")
