@@ -101,8 +101,11 @@ def _add_details(sums: dict[str, Any], details: dict[str, Any], sign: int) -> No
     """Add (or take away) a ruling's numeric details to the totals `earlier_<detail>` reads:
     all of them, since which ones an infraction sums may change with the edition."""
     for name, value in details.items():
-        if isinstance(value, int | float) and value:
+        if value and isinstance(value, NUMBERS):
             sums[name] = sums.get(name, 0) + sign * value
+
+
+NUMBERS = (int, float)  # a detail summed: a bool counts as 1, as `sum` counts it
 
 
 def last_day(state: EngineState, ruling: Ruling) -> dt.date | None:
@@ -111,15 +114,18 @@ def last_day(state: EngineState, ruling: Ruling) -> dt.date | None:
     tournament lasts."""
     if ruling.revoked:
         return None
-    live = [s for s in ruling.sanctions if not s.revoked]
-    if ruling.sanctions and not live:
+    end = None
+    for s in ruling.sanctions:
+        if not s.revoked:
+            until = FOREVER if s.valid_until is None else s.valid_until
+            if end is None or until > end:
+                end = until
+    if ruling.sanctions and end is None:
         return None
     if ruling.pending:
         start = state.tournament_dates[ruling.tournament]
         return validity.window(state, start, ruling.details)
-    if not live:
-        return None
-    return max(FOREVER if s.valid_until is None else s.valid_until for s in live)
+    return end
 
 
 def changed(state: EngineState, ruling: Ruling) -> None:
