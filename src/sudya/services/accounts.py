@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
-from sqlalchemy import String, literal, select, union, union_all
+from sqlalchemy import String, bindparam, literal, select, union, union_all
 from sqlalchemy.orm import Session
 
 from sudya.db import models as m
@@ -238,15 +238,26 @@ def add_user(ledger: Ledger, *, username: str, password: str, display_name: str 
             assign(s, user=user, tournament_id=tournament_id, role=role)
 
 
+# the reads every request makes, built once: a statement object keeps its compiled form's
+# cache key, so each request only binds its values (building them anew costs more than
+# running them)
+_SESSION_USER = (select(m.WebSession.revoked_at, m.WebSession.expires_at, m.User.id,
+                        m.User.username, m.User.display_name, m.User.person_handle, m.User.lang)
+                 .join(m.User, m.User.id == m.WebSession.user_id)
+                 .where(m.WebSession.token_hash == bindparam("token_hash")))
+# a user's assignments in a tournament and the staff list's entry, in one query
+_ROLES = union_all(
+    select(m.Assignment.role, literal(None, String).label("judge")).where(
+        m.Assignment.user_id == bindparam("user"), m.Assignment.tournament_id == bindparam("t")),
+    select(m.Staff.role, m.Staff.handle.label("judge")).where(
+        m.Staff.tournament_id == bindparam("t"), m.Staff.handle == bindparam("username")))
+
+
 def session_user(s: Session, token: str | None) -> UserView | None:
     """The user of a live (not expired, not revoked) session."""
     if not token:
         return None
-    found = s.execute(select(m.WebSession.revoked_at, m.WebSession.expires_at, m.User.id,
-                             m.User.username, m.User.display_name, m.User.person_handle,
-                             m.User.lang)
-                      .join(m.User, m.User.id == m.WebSession.user_id)
-                      .where(m.WebSession.token_hash == _digest(token))).first()
+    found = s.execute(_SESSION_USER, {"token_hash": _digest(token)}).first()
     if found is None or found.revoked_at is not None:
         return None
     expires = found.expires_at if found.expires_at.tzinfo else found.expires_at.replace(
@@ -329,14 +340,10 @@ def roles_in(s: Session, user: UserView | None, tournament: TournamentView,
     the tournament's rulebook, when the caller has it already)."""
     if user is None:
         return Roles(frozenset(), frozenset(), None, None)
-    # the assignments and the staff list's entry in one query (every request asks)
-    assigned = select(m.Assignment.role, literal(None, String).label("judge")).where(
-        m.Assignment.user_id == user.id, m.Assignment.tournament_id == tournament.id)
-    listed = select(m.Staff.role, m.Staff.handle.label("judge")).where(
-        m.Staff.tournament_id == tournament.id, m.Staff.handle == user.username)
     names: set[str] = set()
     judge = None
-    for role, handle in s.execute(union_all(assigned, listed)):
+    for role, handle in s.execute(_ROLES, {"user": user.id, "t": tournament.id,
+                                           "username": user.username}):
         names.add(role)
         judge = handle or judge
     book = book or loader.load(tournament.series.rulebook, tournament.edition)
