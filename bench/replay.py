@@ -296,10 +296,12 @@ def admissible(season: Season, n: int) -> tuple[list[Event], int]:
     return kept, refused
 
 
-def run(season: Season, events: list[Event], window: int | None = None) -> float:
-    """Seconds to rule on every event; with `window`, the history restarts every N events."""
+def run(season: Season, events: list[Event], window: int | None = None) -> tuple[float, float]:
+    """Seconds to rule on every event, by the clock and of this process's CPU (the replay is
+    one thread: on a machine shared with other work the CPU seconds are what it would take
+    alone); with `window`, the history restarts every N events."""
     engine = RulesEngine(season.book, season.roster(), season.tournament())
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with paused_gc():  # as sudya.replay and the ledger replay
         for i, ev in enumerate(events):
             if window and i % window == 0:
@@ -308,7 +310,7 @@ def run(season: Season, events: list[Event], window: int | None = None) -> float
                 engine.apply(ev)
             except RuleError:  # a short history refuses at other moments than the full
                 continue
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def rss_child(book_id: str, n: int) -> None:
@@ -352,9 +354,9 @@ def main() -> None:
     for book_id in args.books.split(","):
         season = SEASONS[book_id](20261130)
         events, refused = admissible(season, 3 * n)
-        short = run(season, events[:n])
-        full = run(season, events)
-        reset = run(season, events, window=1000)
+        (short, short_cpu) = run(season, events[:n])
+        (full, full_cpu) = run(season, events)
+        (reset, reset_cpu) = run(season, events, window=1000)
         growth, vs_reset = full / short, full / reset
         worst_growth = max(worst_growth, growth)
         worst_reset = max(worst_reset, vs_reset)
@@ -364,6 +366,10 @@ def main() -> None:
               f"full history / history reset every 1,000 = {vs_reset:.2f}; "
               f"{n:,} events / {goal_s:g} s goal = {short / goal_s:.2f} "
               f"({refused:,} reports refused while the season was made)", flush=True)
+        print(f"{book_id}, CPU seconds of the replay: {short_cpu:.2f} s, {full_cpu:.2f} s "
+              f"(= {full_cpu / short_cpu:.2f}×), reset {reset_cpu:.2f} s "
+              f"(full / reset = {full_cpu / reset_cpu:.2f}); "
+              f"/ goal = {short_cpu / goal_s:.2f}", flush=True)
         if args.rss:
             child = subprocess.run(
                 [sys.executable, __file__, "--rss-child", book_id,
