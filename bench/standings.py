@@ -13,7 +13,8 @@ round. Then measures, interleaved and `--repeat` times each (the median):
 - the standings page (`GET /t/ID/standings`, its first 100 players), what a player waits for;
 - the same page made afresh: the first request after a change of the series (a result, a
   ruling), which makes the table again (`services.queries.TABLES` emptied before it); every
-  later request until the next change finds it made.
+  later request until the next change finds it made. The results read before are kept
+  (`services.readback.ENTERED`), as after a change: a new result is the one row read.
 
 The last line is the page: `STANDINGS: X ms (goal 200 ms)`, with the made-afresh figure.
 

@@ -33,6 +33,7 @@ from sudya.services.queries import (
 )
 from sudya.services.queries import tournament_results as tournament_results_list
 from sudya.services.readback import (
+    ENTERED,
     series_results,
     series_rulings,
     tournament_results,
@@ -104,9 +105,10 @@ def test_a_tournament_is_read_without_its_series(ledger: Ledger,
     for name, call in calls.items():
         with Session(engine) as s, rows_read(engine) as counts:
             call(s)
-        # the second tournament's one ruling and one result, never the first one's dozen
+        # the second tournament's one ruling and one result (and the row that counts its
+        # results, readback.ENTERED), never the first one's dozen
         assert counts.get("ruling", 0) <= 3, (name, counts)
-        assert counts.get("result", 0) <= 1, (name, counts)
+        assert counts.get("result", 0) <= 2, (name, counts)
         assert counts["all"] < BUSY, (name, sorted(counts.items()))
         if name == "summary":  # its people: no rulings read at all
             assert counts.get("ruling", 0) == 0 == counts.get("sanction", 0), counts
@@ -199,3 +201,35 @@ def test_the_results_list_reads_the_corrections_of_its_results(ledger: Ledger,
     with Session(db_engine) as s:
         first = {r["event"]: r["corrected"] for r in tournament_results_list(s, tournament=t1)}
     assert first["old-fix"] is not None and first["old-fix"]["reason"] == "not this one"
+
+
+def test_a_tournaments_results_are_read_once(ledger: Ledger, db_engine: sa.Engine) -> None:
+    """The results read are kept (readback.ENTERED): after a ruling none is read again,
+    after a result only the new one, after a correction of a result none (which count is
+    read each time) — and they are what reading them whole gives."""
+    _t1, t2 = season(ledger)
+
+    def read() -> tuple[list[Any], dict[str, int]]:
+        with Session(db_engine) as s, rows_read(db_engine) as counts:
+            t = s.get(m.Tournament, t2)
+            assert t is not None
+            got = tournament_results(s, t)
+        return got, counts
+
+    def whole() -> list[Any]:
+        ENTERED.clear()
+        return read()[0]
+
+    first, _counts = read()
+    ledger.record(tournament=t2, infraction=SLOW, player="bob", round=1)
+    again, counts = read()
+    assert again == first and counts.get("result", 0) <= 1, counts  # the count only
+    ledger.record_result(tournament=t2, players=("bob", "carol"), score=(2, 0), round=1,
+                         event_id="new-one")
+    more, counts = read()
+    assert [r.id for r, _p in more] == [r.id for r, _p in first] + ["new-one"]
+    assert counts.get("result", 0) <= 3, counts  # the count, the kept row's hash, the new
+    assert more == whole()
+    ledger.correct_result(tournament=t2, of="new-one", judge="anna", reason="wrong")
+    fixed, counts = read()
+    assert fixed == first and fixed == whole()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Executable, Row, select
+from sqlalchemy import Executable, Row, func, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from sudya.db import models as m
@@ -110,9 +112,97 @@ def tournament_rulings(s: Session, t: m.Tournament) -> list[Ruling]:
     return rulings
 
 
+@dataclass(frozen=True, slots=True)
+class _Entered:
+    """A tournament's results as read, oldest first, up to its result row `last`."""
+
+    last: int  # the highest result row id read
+    chain: str  # that row's link in the series' hash chain: names everything up to it
+    rows: tuple[tuple[str, Result], ...]  # (event, result)
+
+
+class _EnteredCache:
+    """The results of the latest tournaments read, kept across the series' changes.
+
+    Results are append-only and each is written under its series' lock, so a tournament's
+    result rows come in the order of their ids; a later read fetches only the rows after the
+    last one kept (a new result), or none (a ruling, a correction: which results count is
+    read each time). The kept last row's chain hash must still be that row's: another
+    database with the same ids (a test's, a restored copy) holds other rows and other hashes.
+    The count of rows is checked too, so anything unexpected is read whole again."""
+
+    SIZE = 32
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[int, _Entered] = OrderedDict()
+        self._mutex = threading.Lock()
+
+    def get(self, tournament: int) -> _Entered | None:
+        with self._mutex:
+            kept = self._kept.get(tournament)
+            if kept is not None:
+                self._kept.move_to_end(tournament)
+            return kept
+
+    def put(self, tournament: int, entered: _Entered) -> None:
+        with self._mutex:
+            self._kept[tournament] = entered
+            self._kept.move_to_end(tournament)
+            while len(self._kept) > self.SIZE:
+                self._kept.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._mutex:
+            self._kept.clear()
+
+
+ENTERED = _EnteredCache()
+
+_RESULT_ROWS = (select(m.Event.ext_id, m.Result.player_a, m.Result.player_b, m.Result.score_a,
+                       m.Result.score_b, m.Result.round)
+                .join(m.Event, m.Event.id == m.Result.event_id))
+
+
+def _entered(s: Session, t: m.Tournament) -> tuple[tuple[str, Result], ...]:
+    """Every result row of a tournament in the order entered: those kept (`ENTERED`) and
+    the rows after them, or all of them read again."""
+    newest = (select(func.max(m.Result.id)).where(m.Result.tournament_id == t.id)
+              .scalar_subquery())
+    count, last, chain = plain_rows(s, select(
+        func.count(m.Result.id), newest,
+        select(m.Result.chain).where(m.Result.id == newest).scalar_subquery())
+        .where(m.Result.tournament_id == t.id))[0]
+    if not count:
+        return ()
+    kept = ENTERED.get(t.id)
+    rows: tuple[tuple[str, Result], ...] | None = None
+    if kept is not None and (kept.chain == chain if kept.last == last else (
+            kept.last < last and s.scalar(select(m.Result.chain).where(
+                m.Result.id == kept.last, m.Result.tournament_id == t.id)) == kept.chain)):
+        rows = kept.rows
+        if kept.last < last:
+            rows += _result_rows(s, t, after=kept.last)
+        if len(rows) != count:
+            rows = None
+    if rows is None:
+        rows = _result_rows(s, t)
+    if chain and len(rows) == count:
+        ENTERED.put(t.id, _Entered(last=last, chain=chain, rows=rows))
+    return rows
+
+
+def _result_rows(s: Session, t: m.Tournament, after: int = 0
+                 ) -> tuple[tuple[str, Result], ...]:
+    return tuple((ext, Result(id=ext, players=(a, b), score=(sa, sb), round=rnd))
+                 for ext, a, b, sa, sb, rnd in plain_rows(
+        s, _RESULT_ROWS.where(m.Result.tournament_id == t.id, m.Result.id > after)
+        .order_by(m.Event.seq)))
+
+
 def tournament_results(s: Session, t: m.Tournament) -> list[tuple[Result, int]]:
     """The results of one tournament that count, as `series_results` gives them, read by the
-    tournament (its own rows only, not the series')."""
+    tournament (its own rows only, not the series'; those entered since the last read only,
+    `_entered`)."""
     # those of its results a correction names (corrected_results, for these results only)
     fix = aliased(m.Event)
     corrected = {ext for ext, in plain_rows(
@@ -120,13 +210,8 @@ def tournament_results(s: Session, t: m.Tournament) -> list[tuple[Result, int]]:
         .where(m.Result.tournament_id == t.id, m.Event.ext_id.in_(
             select(fix.payload["of"].as_string())
             .where(fix.series_id == t.series_id, fix.kind == "correction"))))}
-    rows = plain_rows(s, select(m.Event.ext_id, m.Result.player_a, m.Result.player_b,
-                                m.Result.score_a, m.Result.score_b, m.Result.round)
-                      .join(m.Event, m.Event.id == m.Result.event_id)
-                      .where(m.Result.tournament_id == t.id).order_by(m.Event.seq))
     position = t.position
-    return [(Result(id=ext, players=(a, b), score=(sa, sb), round=rnd), position)
-            for ext, a, b, sa, sb, rnd in rows if ext not in corrected]
+    return [(result, position) for ext, result in _entered(s, t) if ext not in corrected]
 
 
 def settle_later(rulings: list[Ruling]) -> None:
