@@ -63,29 +63,36 @@ def frivolous(book: Rulebook) -> dict[str, Any] | None:
 
 def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
                    summary: TournamentSummaryView | None = None,
-                   rulings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                   rulings: list[dict[str, Any]] | None = None, *,
+                   appealable: bool = True) -> dict[str, Any]:
     """What the appeals page (and the pending page) show, filtered to what the user may see
-    (the tournament's summary and rulings, when the caller has read them already)."""
+    (the tournament's summary and rulings, when the caller has read them already);
+    `appealable=False`: not the rulings still open to an appeal (the pending page shows the
+    appeals only)."""
     s = ctx.session
     summary = summary or tournament_summary(s, t.id)
     rulings = rulings if rulings is not None else rulings_json(s, t.id)
-    by_event: dict[str, list[dict[str, Any]]] = {}
     names = summary.names
-    for r in views.rulings(book, rulings, names=names):
-        by_event.setdefault(r["event"], []).append(r)
     settled = views.settlements(book, rulings)
     requests = service.requests(s, t.id)
     requested = {a["event"] for a in requests}
+    decisions = service.appeal_decisions(s, t.id)
+    # only the rulings of the appeals shown are made ready for the page, not every ruling
+    of_event: dict[str, list[dict[str, Any]]] = {}
+    for r in rulings:
+        of_event.setdefault(r["event"], []).append(r)
+    shown = requested | {e for of, d in decisions.items() for e in (of, d["event"])}
+    by_event = {event: views.rulings(book, of_event[event], among=rulings, names=names)
+                for event in shown if event in of_event}
     open_: list[dict[str, Any]] = []
     final: list[dict[str, Any]] = []
-    for a in service.appealable(s, t.id):
+    for a in service.appealable(s, t.id) if appealable else []:
         if a["event"] in requested:
             continue
         raw = ruling_json(a["ruling"], book.validity is not None)
         view = views.ruling(book, raw, settled.get((raw["event"], raw["subject"])), names)
         view["judge_role"] = _role_name(book, a["judge_role"])
         (final if a["final"] else open_).append(view)
-    decisions = service.appeal_decisions(s, t.id)
     by_request = {a["event"]: a for a in requests}
     decided = [{**d, "request": by_request.get(of), "rulings": by_event.get(of, []),
                 "results": by_event.get(d["event"], []),

@@ -42,7 +42,7 @@ def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status:
     items = views.rulings(book, [r for r in rulings if r["pending"]], names=summary.names)
     # flags are notes for officials that come with other sanctions, not a punishment
     kinds = sorted((k for k in book.sanctions if not k.flag), key=lambda k: k.rank)
-    appeals = appeal_context(ctx, t, book, roles, summary, rulings)
+    appeals = appeal_context(ctx, t, book, roles, summary, rulings, appealable=False)
     shown = {r["event"] for r in items} | {f"appeal/{a['event']}" for a in appeals["awaiting"]}
     problems = views.unshown(errors, shown)
     page = ctx.render(
