@@ -40,12 +40,12 @@ def history(ledger: Ledger) -> int:
     return tid
 
 
-def forge(engine: sa.Engine, *statements: str) -> None:
+def forge(engine: sa.Engine, *statements: str | sa.TextClause) -> None:
     """Change the database behind Sudya's back: the triggers dropped, rows rewritten."""
     with engine.begin() as conn:
         drop_triggers(conn)
         for sql in statements:
-            conn.execute(sa.text(sql))
+            conn.execute(sql if isinstance(sql, sa.TextClause) else sa.text(sql))
 
 
 def problems(ledger: Ledger) -> list[audit.Problem]:
@@ -85,8 +85,9 @@ def test_an_event_moved_to_another_player_is_found(ledger: Ledger,
     with db_engine.connect() as conn:
         payload = conn.scalar(sa.text("SELECT payload FROM event WHERE ext_id = 'slow1'"))
     moved = _json(payload).replace('"bob"', '"alice"')
-    cast = "::json" if db_engine.dialect.name == "postgresql" else ""
-    forge(db_engine, f"UPDATE event SET payload = '{moved}'{cast} WHERE ext_id = 'slow1'")
+    value = "CAST(:moved AS json)" if db_engine.dialect.name == "postgresql" else ":moved"
+    forge(db_engine, sa.text(f"UPDATE event SET payload = {value} WHERE ext_id = 'slow1'")
+          .bindparams(moved=moved))
     found = problems(ledger)
     codes = {(p.code, p.params.get("table"), p.params.get("event")) for p in found}
     assert ("audit.changed", "event", "slow1") in codes
