@@ -336,7 +336,8 @@ _TOURNAMENT = (select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
                       m.Series.name.label("series_name"), m.Series.rulebook)
                .join(m.Series, m.Series.id == m.Tournament.series_id))
 
-_TOURNAMENT_BY_ID = _TOURNAMENT.where(m.Tournament.id == bindparam("tournament"))  # built once
+# built once, and run on the session's connection (see accounts._SESSION_USER)
+_TOURNAMENT_BY_ID = _TOURNAMENT.where(m.Tournament.id == bindparam("tournament"))
 
 
 def _tournament_view(row: Row[Any]) -> TournamentView:
@@ -351,7 +352,7 @@ def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
     """The tournament with this id; None for an unknown id (or one no database integer holds)."""
     if not 0 < tournament <= BIGGEST_ID:
         return None
-    row = s.execute(_TOURNAMENT_BY_ID, {"tournament": tournament}).first()
+    row = s.connection().execute(_TOURNAMENT_BY_ID, {"tournament": tournament}).first()
     return None if row is None else _tournament_view(row)
 
 
