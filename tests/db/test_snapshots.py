@@ -169,7 +169,7 @@ def test_every_rulebook_restores_to_the_state_a_replay_builds(tmp_path: object) 
 def test_a_restored_state_is_left_to_the_collectors_oldest_generation(
         db_engine: sa.Engine, berserk: tuple[int, int]) -> None:
     """A season's restored state is hundreds of thousands of objects: they go straight to
-    the oldest generation, so the next collections do not walk them all (snapshots._settle)."""
+    the oldest generation, so the next collections do not walk them all (bulk.settle)."""
     sid, tid = berserk
     ledger = Ledger(db_engine, snapshot_key=KEY)
     _record_some(ledger, tid)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import copyreg
 import datetime as dt
 import functools
-import gc
 import hashlib
 import hmac
 import io
@@ -160,26 +159,13 @@ def loads(series: SeriesRef, data: bytes) -> Any:
     books = [load_book(series.rulebook, e) for e in editions]
     _loading.objects = [_objects(book) for book in books]
     try:
-        with paused_gc():  # millions of objects, none of them garbage: no collections
+        # millions of objects, none of them garbage: no collections, and settled in the
+        # oldest generation once loaded (bulk.settle)
+        with paused_gc():
             state = pickle.load(stream)  # noqa: S301 — signed data (see `restore`)
-            _settle()
         return state
     finally:
         del _loading.objects
-
-
-def _settle() -> None:
-    """Move every object the collector tracks to its oldest generation, unscanned.
-
-    A restored state is hundreds of thousands of objects that live as long as the server,
-    all young: the first collection after the load would walk them all (0.2-0.4 s of a cold
-    start here) only to promote them, and the next one again. `freeze` moves them out of
-    the young generations at once, `unfreeze` puts them in the oldest, where only a full
-    collection looks at them (it still frees them once the state is dropped). Sudya freezes
-    nothing else, so there is nothing else to thaw.
-    """
-    gc.freeze()
-    gc.unfreeze()
 
 
 def store(conn: Connection, key: bytes, series_id: int, seq: int, data: bytes) -> None:
