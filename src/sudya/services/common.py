@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sudya import commands
 from sudya.commands import CommandError
@@ -58,3 +61,36 @@ def load_book(rulebook: str, edition: str | None = None) -> Rulebook:
         return loader.load(rulebook, edition)
     except SudyaError as exc:
         raise LedgerError(str(exc), field="rulebook") from exc
+
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Kept(Generic[K, V]):
+    """The latest few things a process made, the least recently used dropped first; shared
+    by the request threads (one lock). What a key names, and when a value is stale, is the
+    caller's (queries' standings tables, readback's results)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._mutex = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._mutex:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._mutex:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._mutex:
+            self._items.clear()

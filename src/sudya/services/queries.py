@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
-from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +16,7 @@ from sudya.db import models as m
 from sudya.engine.model import Roster
 from sudya.messages import reason_text
 from sudya.rulebooks import loader
+from sudya.services.common import Kept
 from sudya.services.ledger import LedgerError
 from sudya.services.people import display_names, fold
 from sudya.services.readback import (
@@ -136,44 +135,18 @@ class _Table:
     team_columns: list[str]
 
 
-class _Tables:
-    """The latest standings made, by tournament and what its series held when made.
-
-    Standings change only when the series does: every event (a result, a ruling, a roster
-    change) raises the series' `last_seq` and moves its `chain_head` (the hash of the last
-    row written, db.chain) in the transaction that stores it. A table made from a state of
-    the series is kept under those marks, read before the rows (so the rows are at least as
-    new as the marks), and given to every request that finds the same marks. The chain head
-    makes the key a name of the content: another database (a test's, a restored copy) with
-    the same numbers holds other rows and so another head. Names are not kept here (a
-    person's display name changes without an event): pages read them for the lines shown."""
-
-    SIZE = 32  # tournaments kept: a federation's busy day, each table a few MB at most
-
-    def __init__(self) -> None:
-        self._tables: OrderedDict[tuple[Any, ...], _Table] = OrderedDict()
-        self._mutex = threading.Lock()
-
-    def get(self, key: tuple[Any, ...]) -> _Table | None:
-        with self._mutex:
-            table = self._tables.get(key)
-            if table is not None:
-                self._tables.move_to_end(key)
-            return table
-
-    def put(self, key: tuple[Any, ...], table: _Table) -> None:
-        with self._mutex:
-            self._tables[key] = table
-            self._tables.move_to_end(key)
-            while len(self._tables) > self.SIZE:
-                self._tables.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._mutex:
-            self._tables.clear()
-
-
-TABLES = _Tables()
+# The latest standings made, by tournament and what its series held when made (32: a
+# federation's busy day, each table a few MB at most).
+#
+# Standings change only when the series does: every event (a result, a ruling, a roster
+# change) raises the series' `last_seq` and moves its `chain_head` (the hash of the last
+# row written, db.chain) in the transaction that stores it. A table made from a state of
+# the series is kept under those marks, read before the rows (so the rows are at least as
+# new as the marks), and given to every request that finds the same marks. The chain head
+# makes the key a name of the content: another database (a test's, a restored copy) with
+# the same numbers holds other rows and so another head. Names are not kept here (a
+# person's display name changes without an event): pages read them for the lines shown.
+TABLES: Kept[tuple[Any, ...], _Table] = Kept(32)
 
 _MARKS = (select(m.Tournament.series_id, m.Tournament.edition, m.Series.rulebook,
                  m.Series.last_seq, m.Series.chain_head)
@@ -182,7 +155,7 @@ _MARKS = (select(m.Tournament.series_id, m.Tournament.edition, m.Series.rulebook
 
 def _standings_table(s: Session, tournament_id: int) -> _Table:
     """The tournament's standings: kept from an earlier request while its series has not
-    changed (`_Tables`), else made from its stored results and rulings."""
+    changed (`TABLES`), else made from its stored results and rulings."""
     marks = s.execute(_MARKS.where(m.Tournament.id == tournament_id)).first() \
         if 0 < tournament_id <= BIGGEST_ID else None
     if marks is None:
@@ -218,7 +191,7 @@ def standings_page(s: Session, tournament_id: int, *, page: int = 1,
     """One page of a tournament's standings: the players' lines `limit` at a time in table
     order (each with its place in the whole table), or those whose name or handle holds `q`
     (case and «ё» folded); every team. The table is made whole (a place depends on every
-    line) once per state of the series (`_Tables`), only the page is turned into a view."""
+    line) once per state of the series (`TABLES`), only the page is turned into a view."""
     table = _standings_table(s, tournament_id)
     players = table.players
     wanted = fold(q)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from sudya.db import models as m
 from sudya.engine.model import FOREVER, Reason, Result, Roster, Ruling, Sanction
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
+from sudya.services.common import Kept
 from sudya.views import replay_json
 
 # causes whose `revokes` settle a pending ruling (an overturned pending ruling is resolved)
@@ -121,42 +121,15 @@ class _Entered:
     rows: tuple[tuple[str, Result], ...]  # (event, result)
 
 
-class _EnteredCache:
-    """The results of the latest tournaments read, kept across the series' changes.
-
-    Results are append-only and each is written under its series' lock, so a tournament's
-    result rows come in the order of their ids; a later read fetches only the rows after the
-    last one kept (a new result), or none (a ruling, a correction: which results count is
-    read each time). The kept last row's chain hash must still be that row's: another
-    database with the same ids (a test's, a restored copy) holds other rows and other hashes.
-    The count of rows is checked too, so anything unexpected is read whole again."""
-
-    SIZE = 32
-
-    def __init__(self) -> None:
-        self._kept: OrderedDict[int, _Entered] = OrderedDict()
-        self._mutex = threading.Lock()
-
-    def get(self, tournament: int) -> _Entered | None:
-        with self._mutex:
-            kept = self._kept.get(tournament)
-            if kept is not None:
-                self._kept.move_to_end(tournament)
-            return kept
-
-    def put(self, tournament: int, entered: _Entered) -> None:
-        with self._mutex:
-            self._kept[tournament] = entered
-            self._kept.move_to_end(tournament)
-            while len(self._kept) > self.SIZE:
-                self._kept.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._mutex:
-            self._kept.clear()
-
-
-ENTERED = _EnteredCache()
+# The results of the latest tournaments read, kept across the series' changes.
+#
+# Results are append-only and each is written under its series' lock, so a tournament's
+# result rows come in the order of their ids; a later read fetches only the rows after the
+# last one kept (a new result), or none (a ruling, a correction: which results count is
+# read each time). The kept last row's chain hash must still be that row's: another
+# database with the same ids (a test's, a restored copy) holds other rows and other hashes.
+# The count of rows is checked too, so anything unexpected is read whole again.
+ENTERED: Kept[int, _Entered] = Kept(32)
 
 _RESULT_ROWS = (select(m.Event.ext_id, m.Result.player_a, m.Result.player_b, m.Result.score_a,
                        m.Result.score_b, m.Result.round)
