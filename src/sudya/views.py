@@ -457,10 +457,8 @@ class JudgeView(View):
     official: bool
 
 
-class TournamentSummaryView(View):
-    """A tournament with its people: the players in the order they entered, the teams with
-    their members, everyone's display name and the judges (no rulings: a page that shows
-    some reads them itself, `services.queries.tournament_rulings`)."""
+class TournamentBrief(View):
+    """A tournament as a list names it (the API's tournaments)."""
 
     id: int
     name: str
@@ -469,6 +467,13 @@ class TournamentSummaryView(View):
     edition: str
     level: str | None
     date: dt.date
+
+
+class TournamentSummaryView(TournamentBrief):
+    """A tournament with its people: the players in the order they entered, the teams with
+    their members, everyone's display name and the judges (no rulings: a page that shows
+    some reads them itself, `services.queries.tournament_rulings`)."""
+
     settings: dict[str, Any]
     players: list[EntrantView]
     teams: dict[str, list[str]]

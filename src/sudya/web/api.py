@@ -60,6 +60,7 @@ from sudya.views import (
     ReplayResult,
     RulingView,
     StandingsPageView,
+    TournamentBrief,
     TournamentView,
     UserView,
     rulings_view,
@@ -267,16 +268,6 @@ class RulebookBrief(BaseModel):
     edition: str = Field(description="The newest edition.")
     editions: list[str]
     levels: list[str]
-
-
-class TournamentBrief(BaseModel):
-    id: int
-    name: str
-    series: str
-    rulebook: str
-    edition: str
-    level: str | None
-    date: dt.date
 
 
 class PlayerOut(BaseModel):
