@@ -202,3 +202,26 @@ def test_the_results_list_comes_a_page_at_a_time(signed_in: SignIn, ledger: Ledg
     assert len(table_rows(last.after("Внесённые результаты"))) == total - 100
     assert f"Страница 2 из 2 · результаты 101–{total} из {total}" in last.text()
     assert "← Новее" in last.text() and "Раньше →" not in last.text()
+
+
+def test_the_corrections_page_offers_the_newest_results(signed_in: SignIn,
+                                                         ledger: Ledger) -> None:
+    """The corrections page lists the newest 50 results, says how many there are and leads to
+    the results list (a page at a time, each result with its «исправить») for the older ones;
+    an older result is still corrected from its own page."""
+    with ledger.writing(tournament=1) as s:
+        for i in range(60):
+            ledger.record_result(tournament=1, players=("vera", "gleb"), score=(2, i % 2),
+                                 round=100 + i, event_id=f"old-{i}", session=s)
+    with ledger.factory() as s:
+        from sudya.services.queries import result_count
+
+        total = result_count(s, tournament=1)
+    head = signed_in("glavsud")
+    page = main_of(head.get("/t/1/corrections").text)
+    listed = [a.attrs["href"] for a in page.all("a") if "/corrections/old-" in
+              a.attrs.get("href", "")]
+    assert len(listed) == 50 and listed[0] == "/t/1/corrections/old-59"  # the newest first
+    assert f"Последние 50 из {total} результатов." in page.text()
+    assert page.one("a", href="/t/1/results").text() == "Все результаты"
+    assert head.get("/t/1/corrections/old-0").status_code == 200  # not listed, correctable

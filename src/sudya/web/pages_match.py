@@ -22,6 +22,7 @@ from sudya.services.matches import match_ends, round_matches, standing_events
 from sudya.services.people import current_round
 from sudya.services.queries import (
     latest_result_round,
+    result_count,
     rulings_json,
     tournament_results,
     tournament_summary,
@@ -150,10 +151,16 @@ def _correctable(ctx: Ctx, t: TournamentView, book: Rulebook
 @router.get("/t/{tid}/corrections")
 def corrections(ctx: C, tid: int, corrected: str | None = None,
                 by: str | None = None) -> Response:
+    """The latest records a head judge may correct: the newest LISTED standing rulings and
+    results, each ruling made ready for the page alone (a large open tournament has
+    thousands of both; the results list, a page at a time, offers the older results)."""
     t, book, _roles = _head_judge(ctx, tid)
-    events, results = _correctable(ctx, t, book)
-    latest = list(events.items())[-LISTED:][::-1]
+    every = rulings_json(ctx.session, t.id)
+    standing = list(standing_events(every).items())[-LISTED:][::-1]
+    latest = [(event, views.rulings(book, rulings, among=every)) for event, rulings in standing]
+    results = tournament_results(ctx.session, tournament=t.id, limit=LISTED)
     return ctx.render("corrections.html", t=t, book=book, events=latest, results=results,
+                      total_results=result_count(ctx.session, tournament=t.id),
                       corrected=corrected, by=by)
 
 
