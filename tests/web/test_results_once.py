@@ -180,17 +180,23 @@ def test_an_annulled_fights_extra_fight_is_not_a_second_result(ledger: Ledger) -
     assert refused.value.code == "result.entered"
 
 
-def test_the_results_list_comes_a_page_at_a_time(signed_in: SignIn, ledger: Ledger) -> None:
-    """A large open tournament enters thousands of results: the list shows the newest 100
-    a page at a time."""
+def many_results(ledger: Ledger, n: int, prefix: str) -> int:
+    """`n` more results of vera and gleb in tournament 1 (rounds 100 on, events PREFIX-i), in
+    one transaction; how many results the tournament has now."""
     from sudya.services.queries import result_count
 
     with ledger.writing(tournament=1) as s:
-        for i in range(150):
+        for i in range(n):
             ledger.record_result(tournament=1, players=("vera", "gleb"), score=(2, i % 2),
-                                 round=100 + i, event_id=f"many-{i}", session=s)
+                                 round=100 + i, event_id=f"{prefix}-{i}", session=s)
     with ledger.factory() as s:
-        total = result_count(s, tournament=1)
+        return result_count(s, tournament=1)
+
+
+def test_the_results_list_comes_a_page_at_a_time(signed_in: SignIn, ledger: Ledger) -> None:
+    """A large open tournament enters thousands of results: the list shows the newest 100
+    a page at a time."""
+    total = many_results(ledger, 150, "many")
     assert 150 < total <= 200
     keeper = signed_in("schet")
     first = main_of(keeper.get("/t/1/results").text)
@@ -209,14 +215,7 @@ def test_the_corrections_page_offers_the_newest_results(signed_in: SignIn,
     """The corrections page lists the newest 50 results, says how many there are and leads to
     the results list (a page at a time, each result with its «исправить») for the older ones;
     an older result is still corrected from its own page."""
-    with ledger.writing(tournament=1) as s:
-        for i in range(60):
-            ledger.record_result(tournament=1, players=("vera", "gleb"), score=(2, i % 2),
-                                 round=100 + i, event_id=f"old-{i}", session=s)
-    with ledger.factory() as s:
-        from sudya.services.queries import result_count
-
-        total = result_count(s, tournament=1)
+    total = many_results(ledger, 60, "old")
     head = signed_in("glavsud")
     page = main_of(head.get("/t/1/corrections").text)
     listed = [a.attrs["href"] for a in page.all("a") if "/corrections/old-" in
