@@ -23,9 +23,8 @@ import statistics
 import time
 from typing import Any
 
-from replay import Berserk
+from replay import Berserk, rule_season
 
-from sudya.bulk import paused_gc
 from sudya.engine.core import RulesEngine
 from sudya.engine.model import Event, Offence, Ruling
 from sudya.errors import RuleError
@@ -36,18 +35,7 @@ def season_state(n: int) -> State:
     """The cached state of a berserk series after `n` stored (not refused) events."""
     season = Berserk(20261201)
     engine = RulesEngine(season.book, season.roster(), season.tournament())
-    kept = 0
-    with paused_gc():
-        for ev in season.events():
-            if kept == n:
-                break
-            try:
-                made = engine.apply(ev)
-            except RuleError as exc:
-                season.refused(ev, exc)
-                continue
-            season.ruled(ev, made)
-            kept += 1
+    kept, _refused = rule_season(season, engine, n)
     gc.collect()
     return State(engine=engine, seq=kept, books={season.book.edition: season.book})
 

@@ -275,15 +275,15 @@ SEASONS: dict[str, Callable[[int], Season]] = {
     "berserk": Berserk, "clan-championship": Clans, "team-wargame": Wargame}
 
 
-def admissible(season: Season, n: int) -> tuple[list[Event], int]:
-    """The first `n` events a ledger would have stored, and how many were refused (a
-    refused event is never stored, so no history holds it). Untimed."""
-    engine = RulesEngine(season.book, season.roster(), season.tournament())
-    kept: list[Event] = []
-    refused = 0
+def rule_season(season: Season, engine: RulesEngine, n: int,
+                stored: Callable[[Event], object] | None = None) -> tuple[int, int]:
+    """Rule with `engine` on the first `n` events a ledger would have stored (a refused event
+    is never stored, so no history holds it: the season hears of it and makes another), the
+    collector paused; each stored event is passed to `stored`. Returns (stored, refused)."""
+    kept = refused = 0
     with paused_gc():
         for ev in season.events():
-            if len(kept) == n:
+            if kept == n:
                 break
             try:
                 made = engine.apply(ev)
@@ -292,7 +292,17 @@ def admissible(season: Season, n: int) -> tuple[list[Event], int]:
                 season.refused(ev, exc)
                 continue
             season.ruled(ev, made)
-            kept.append(ev)
+            kept += 1
+            if stored is not None:
+                stored(ev)
+    return kept, refused
+
+
+def admissible(season: Season, n: int) -> tuple[list[Event], int]:
+    """The first `n` events a ledger would have stored, and how many were refused. Untimed."""
+    engine = RulesEngine(season.book, season.roster(), season.tournament())
+    kept: list[Event] = []
+    _, refused = rule_season(season, engine, n, kept.append)
     return kept, refused
 
 
@@ -318,19 +328,8 @@ def rss_child(book_id: str, n: int) -> None:
     resident memory (MB) and the seconds."""
     season = SEASONS[book_id](20261130)
     engine = RulesEngine(season.book, season.roster(), season.tournament())
-    kept = 0
     start = time.perf_counter()
-    with paused_gc():
-        for ev in season.events():
-            if kept == n:
-                break
-            try:
-                made = engine.apply(ev)
-            except RuleError as exc:
-                season.refused(ev, exc)
-                continue
-            season.ruled(ev, made)
-            kept += 1
+    rule_season(season, engine, n)  # the events are not kept: only the engine's memory counts
     took = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{peak:.0f} {took:.2f} {len(engine.rulings)}")
