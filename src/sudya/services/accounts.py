@@ -25,6 +25,7 @@ from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.ledger import Ledger
 from sudya.services.queries import person_exists, person_series
+from sudya.services.readback import plain_rows
 from sudya.views import TournamentView, UserView
 
 SESSION_DAYS = 7
@@ -239,9 +240,8 @@ def add_user(ledger: Ledger, *, username: str, password: str, display_name: str 
 
 
 # the reads every request makes, built once (a statement object keeps its compiled form's
-# cache key, so each request only binds its values) and run on the session's connection:
-# columns, no ORM rows, so the ORM session's execute would add its own overhead for nothing
-# (111 against 44 us a statement here)
+# cache key, so each request only binds its values) and read as plain rows
+# (readback.plain_rows: no ORM result machinery for columns)
 _SESSION_USER = (select(m.WebSession.revoked_at, m.WebSession.expires_at, m.User.id,
                         m.User.username, m.User.display_name, m.User.person_handle, m.User.lang)
                  .join(m.User, m.User.id == m.WebSession.user_id)
@@ -258,7 +258,8 @@ def session_user(s: Session, token: str | None) -> UserView | None:
     """The user of a live (not expired, not revoked) session."""
     if not token:
         return None
-    found = s.connection().execute(_SESSION_USER, {"token_hash": _digest(token)}).first()
+    rows = plain_rows(s, _SESSION_USER, {"token_hash": _digest(token)})
+    found = rows[0] if rows else None
     if found is None or found.revoked_at is not None:
         return None
     expires = found.expires_at if found.expires_at.tzinfo else found.expires_at.replace(
@@ -343,8 +344,8 @@ def roles_in(s: Session, user: UserView | None, tournament: TournamentView,
         return Roles(frozenset(), frozenset(), None, None)
     names: set[str] = set()
     judge = None
-    for role, handle in s.connection().execute(_ROLES, {"user": user.id, "t": tournament.id,
-                                                        "username": user.username}):
+    for role, handle in plain_rows(s, _ROLES, {"user": user.id, "t": tournament.id,
+                                               "username": user.username}):
         names.add(role)
         judge = handle or judge
     book = book or loader.load(tournament.series.rulebook, tournament.edition)

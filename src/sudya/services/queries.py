@@ -309,7 +309,7 @@ _TOURNAMENT = (select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
                       m.Series.name.label("series_name"), m.Series.rulebook)
                .join(m.Series, m.Series.id == m.Tournament.series_id))
 
-# built once, and run on the session's connection (see accounts._SESSION_USER)
+# built once, and read as plain rows (see accounts._SESSION_USER)
 _TOURNAMENT_BY_ID = _TOURNAMENT.where(m.Tournament.id == bindparam("tournament"))
 
 
@@ -325,8 +325,8 @@ def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
     """The tournament with this id; None for an unknown id (or one no database integer holds)."""
     if not 0 < tournament <= BIGGEST_ID:
         return None
-    row = s.connection().execute(_TOURNAMENT_BY_ID, {"tournament": tournament}).first()
-    return None if row is None else _tournament_view(row)
+    rows = plain_rows(s, _TOURNAMENT_BY_ID, {"tournament": tournament})
+    return _tournament_view(rows[0]) if rows else None
 
 
 def all_tournaments(s: Session) -> list[TournamentView]:
