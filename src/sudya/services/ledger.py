@@ -521,7 +521,9 @@ class Ledger:
         if s.new or s.dirty:
             s.flush()  # the caller's ORM rows first: what follows is Core on the connection
         conn = s.connection()
-        seq, head = conn.execute(NEXT_SEQ, {"series": series.id}).one()
+        found = NEXT_SEQ.run(conn, {"series": series.id})
+        assert found is not None, "a series without its row"
+        seq, head = found
         # holding the series lock now: a retry with the same key finds the first attempt
         if idempotency_key:
             done = conn.execute(BY_KEY, {"key": idempotency_key}).first()
@@ -554,7 +556,7 @@ class Ledger:
                    "ext_id": ext_id, "kind": kind, "payload": payload,
                    "idempotency_key": idempotency_key, **audit}
             chain.add("event", row)
-            event_row = conn.execute(INSERT_EVENT, row).scalar_one()
+            event_row = _first(INSERT_EVENT.run(conn, row))
             faults.point("after-event")
             if state is not None and rulings:
                 store_rulings(s, state, chain, series.id, event_row, seq, t.id, rulings, audit)
@@ -564,8 +566,8 @@ class Ledger:
                        "player_a": a, "player_b": b, "score_a": payload["score"][0],
                        "score_b": payload["score"][1], **audit}
                 chain.add("result", row, event=seq)
-                conn.execute(INSERT_RESULT, row)
-            conn.execute(SET_HEAD, {"series": series.id, "head": chain.head})
+                INSERT_RESULT.run(conn, row)
+            SET_HEAD.run(conn, {"series": series.id, "head": chain.head})
             # told to the live pages once the transaction has committed
             stage_change(s, self.changes, of_event(series.id, t.id, seq, ext_id, kind, payload))
             faults.point("before-commit")
@@ -665,6 +667,11 @@ def _not_entered(s: Session, state: State, t: TournamentRef,
         raise LedgerError("result.entered", field="players", event=first.id,
                           round=cmd.round, players=" — ".join(first.players),
                           score="-".join(str(n) for n in first.score))
+
+
+def _first(row: tuple[Any, ...] | None) -> Any:
+    assert row is not None, "an INSERT ... RETURNING that returned nothing"
+    return row[0]
 
 
 def _require(value: str | None, field: str) -> None:

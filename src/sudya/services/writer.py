@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from sudya.db import models as m
 from sudya.db.chain import Chain, revocation_keys, revocation_order
+from sudya.db.prepared import Prepared
 from sudya.engine.model import FOREVER, Ruling, Sanction
 from sudya.services import faults
 from sudya.services.projection import State
@@ -28,19 +29,19 @@ RESULT = cast(Table, m.Result.__table__)
 STATEMENT = cast(Table, m.Statement.__table__)
 
 # built once: a statement object keeps its cache key, so each call only binds its values
-NEXT_SEQ = (update(SERIES).where(SERIES.c.id == bindparam("series"))
-            .values(last_seq=SERIES.c.last_seq + 1)
-            .returning(SERIES.c.last_seq, SERIES.c.chain_head))
-SET_HEAD = (update(SERIES).where(SERIES.c.id == bindparam("series"))
-            .values(chain_head=bindparam("head")))
+NEXT_SEQ = Prepared(update(SERIES).where(SERIES.c.id == bindparam("series"))
+                    .values(last_seq=SERIES.c.last_seq + 1)
+                    .returning(SERIES.c.last_seq, SERIES.c.chain_head))
+SET_HEAD = Prepared(update(SERIES).where(SERIES.c.id == bindparam("series"))
+                    .values(chain_head=bindparam("head")))
 BY_KEY = (select(EVENT.c.id, EVENT.c.series_id, EVENT.c.tournament_id, EVENT.c.kind,
                  EVENT.c.created_by, EVENT.c.payload)
           .where(EVENT.c.idempotency_key == bindparam("key")))
-INSERT_EVENT = insert(EVENT).returning(EVENT.c.id)
-INSERT_RESULT = insert(RESULT)
-_INSERT_RULINGS = insert(RULING).returning(RULING.c.id, sort_by_parameter_order=True)
-_INSERT_SANCTIONS = insert(SANCTION).returning(SANCTION.c.id, sort_by_parameter_order=True)
-_INSERT_REVOCATIONS = insert(REVOCATION)
+INSERT_EVENT = Prepared(insert(EVENT).returning(EVENT.c.id))
+INSERT_RESULT = Prepared(insert(RESULT))
+_INSERT_RULINGS = Prepared(insert(RULING).returning(RULING.c.id))
+_INSERT_SANCTIONS = Prepared(insert(SANCTION).returning(SANCTION.c.id))
+_INSERT_REVOCATIONS = Prepared(insert(REVOCATION))
 _INSERT_STATEMENT = insert(STATEMENT).returning(STATEMENT.c.id)
 _HEAD = (select(SERIES.c.last_seq, SERIES.c.chain_head)
          .where(SERIES.c.id == bindparam("series")).with_for_update())
@@ -78,7 +79,7 @@ def store_rulings(s: Session, state: State, chain: Chain, series_id: int, event_
                **ruling_row(r, with_validity=with_validity), **audit}
         chain.add("ruling", row, event=seq)
         rows.append(row)
-    ids = conn.execute(_INSERT_RULINGS, rows).scalars().all()
+    ids = _INSERT_RULINGS.many(conn, rows)
     faults.point("after-rulings")
     sanctions = []
     for r, rid in zip(rulings, ids, strict=True):
@@ -88,7 +89,7 @@ def store_rulings(s: Session, state: State, chain: Chain, series_id: int, event_
             chain.add("sanction", row, ruling=r.seq)
             sanctions.append((sn, row))
     if sanctions:
-        sids = conn.execute(_INSERT_SANCTIONS, [row for _sn, row in sanctions]).scalars().all()
+        sids = _INSERT_SANCTIONS.many(conn, [row for _sn, row in sanctions])
         for (sn, _row), sid in zip(sanctions, sids, strict=True):
             sn.ref = sid
     engine = state.engine
@@ -104,7 +105,7 @@ def store_rulings(s: Session, state: State, chain: Chain, series_id: int, event_
         undone.sort(key=lambda kv: revocation_order(kv[0]))
         for keys, row in undone:
             chain.add("revocation", row, **keys)
-        conn.execute(_INSERT_REVOCATIONS, [row for _keys, row in undone])
+        _INSERT_REVOCATIONS.many(conn, [row for _keys, row in undone])
     state.stored_revocations = len(engine.revocations)
 
 
@@ -119,7 +120,7 @@ def store_statement(s: Session, series_id: int, event_seq: int, row: dict[str, A
     row = {**row, "series_id": series_id, "after_seq": last_seq}
     chain.add("statement", row, event=event_seq)
     sid = conn.execute(_INSERT_STATEMENT, row).scalar_one()
-    conn.execute(SET_HEAD, {"series": series_id, "head": chain.head})
+    SET_HEAD.run(conn, {"series": series_id, "head": chain.head})
     return int(sid)
 
 
