@@ -17,7 +17,7 @@ the state as their first argument; `core.RulesEngine` is this state plus the dis
 Pure: no I/O; nothing here knows a rulebook's id. History is indexed by subject and
 infraction so that the work per event does not grow with the length of the history. A trial
 (`trial`, a preview) rules as usual and then undoes what it changed: every change to the state
-is announced first (`keep`, `keep_key`, `keep_len`, `entry`), which costs a test outside one.
+is announced first (`keep`, `keep_key`, `keep_len`, `entry`), which does nothing outside one.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class EngineState:
         self.spec_cache: dict[str, Declared] = {}
         self.note_cache: dict[str, list[Reason]] = {}
         self.context: tuple[Tournament, dict[str, Any]] | None = None
-        # a trial's undo log (`trial`): None outside one, so a replay only pays a test
+        # a trial's undo log (`trial`): None outside one
         self._undo: list[Callable[[], None]] | None = None
         self._kept: set[Any] = set()  # what the trial has saved already
         self._trial_seq = 0  # the last seq before the trial: rulings after it are its own
@@ -111,10 +111,27 @@ class EngineState:
         (a preview: `with engine.trial(): rulings = engine.apply(event)`)."""
         return Trial(self)
 
+    # Outside a trial the four steps below do nothing (a replay pays a call each); a trial
+    # puts the journaling ones (`_journal_*`) on the state in their place while it runs.
     def keep(self, obj: Any) -> None:
         """Before a change to a list or a dict, or to the fields of a ruling or a sanction
         made before the trial: save what it holds (once per trial). No sets: one put back
         may iterate in another order, so the state keeps its sets of things as dicts."""
+
+    def keep_key(self, where: dict[Any, Any], key: Any) -> None:
+        """Before a key of a (large) dict is set: save that entry only (once per trial). A
+        key removed must go through `keep` (put back, it would come last)."""
+
+    def keep_len(self, items: list[Any]) -> None:
+        """Before appending to a (long) list that is only ever appended to here: save its
+        length (once per trial)."""
+
+    def entry(self, where: dict[Any, V], key: Any) -> V:
+        """`where[key]` of a defaultdict about to be changed (reading a missing key adds it):
+        the entry and what it holds are saved first in a trial."""
+        return where[key]
+
+    def _journal_keep(self, obj: Any) -> None:
         undo = self._undo
         if undo is None or id(obj) in self._kept:
             return
@@ -142,9 +159,7 @@ class EngineState:
                     setattr(obj, n, v)
         undo.append(back)
 
-    def keep_key(self, where: dict[Any, Any], key: Any) -> None:
-        """Before a key of a (large) dict is set: save that entry only (once per trial). A
-        key removed must go through `keep` (put back, it would come last)."""
+    def _journal_keep_key(self, where: dict[Any, Any], key: Any) -> None:
         undo = self._undo
         if undo is None or (mark := ("key", id(where), key)) in self._kept:
             return
@@ -155,9 +170,7 @@ class EngineState:
         else:
             undo.append(lambda: where.pop(key, None))
 
-    def keep_len(self, items: list[Any]) -> None:
-        """Before appending to a (long) list that is only ever appended to here: save its
-        length (once per trial)."""
+    def _journal_keep_len(self, items: list[Any]) -> None:
         undo = self._undo
         if undo is None or (mark := ("len", id(items))) in self._kept:
             return
@@ -168,14 +181,10 @@ class EngineState:
             del items[n:]
         undo.append(back)
 
-    def entry(self, where: dict[Any, V], key: Any) -> V:
-        """`where[key]` of a defaultdict about to be changed (reading a missing key adds it):
-        the entry and what it holds are saved first in a trial."""
-        if self._undo is None:
-            return where[key]
-        self.keep_key(where, key)
+    def _journal_entry(self, where: dict[Any, V], key: Any) -> V:
+        self._journal_keep_key(where, key)
         value = where[key]
-        self.keep(value)
+        self._journal_keep(value)
         return value
 
     def use_book(self, rulebook: Rulebook) -> None:
@@ -346,7 +355,7 @@ class Trial:
     """A trial on a state (`EngineState.trial`).
 
     Every change the mechanisms make goes through `keep`, `keep_key`, `keep_len` or `entry`
-    first, which log how to undo it while a trial runs (and cost one test otherwise); the
+    first, which log how to undo it while a trial runs (and do nothing otherwise); the
     state's own attributes (the counter, the tournament, the edition, the caches) are saved
     whole. The rulings made inside are new objects and stay valid after it.
     """
@@ -362,6 +371,9 @@ class Trial:
             raise RuntimeError("a trial is already running")
         self.attrs = dict(state.__dict__)
         state._undo, state._kept, state._trial_seq = self.undo, set(), state.last_seq
+        # the journaling steps in place of the state's (put back with its attributes)
+        state.__dict__.update(keep=state._journal_keep, keep_key=state._journal_keep_key,
+                              keep_len=state._journal_keep_len, entry=state._journal_entry)
 
     def __exit__(self, *exc: object) -> None:
         for step in reversed(self.undo):
