@@ -209,8 +209,10 @@ def _points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
             read: _Rulings) -> dict[str, Any]:
     """Per player: place, games, game points, deductions, total; per team its place, the sums
     and card points; each table in the order of `scoring.order` (default: total)."""
+    # every line begins with its place, set in table order (_placed)
     players: dict[str, dict[str, Any]] = {
-        p: {"games": 0, "game_points": 0, "deductions": read.deductions.get(p, 0)}
+        p: {"place": None, "games": 0, "game_points": 0,
+            "deductions": read.deductions.get(p, 0)}
         for p in roster.players
     }
     for result, t, firsts in _counted(roster, results, read):
@@ -224,7 +226,7 @@ def _points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
         elif eb is not None and eb.fixed is not None:
             sb, sa = eb.fixed
         for player, own in ((a, sa), (b, sb)):
-            entry = players.setdefault(player, {"games": 0, "game_points": 0,
+            entry = players.setdefault(player, {"place": None, "games": 0, "game_points": 0,
                                                 "deductions": read.deductions.get(player, 0)})
             entry["games"] += 1
             entry["game_points"] += own
@@ -236,6 +238,7 @@ def _points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
         member_deductions = sum(players[m]["deductions"] for m in members)
         card_points = read.deductions.get(team, 0)
         teams[team] = {
+            "place": None,
             "game_points": game_points,
             "deductions": member_deductions,
             "card_points": card_points,
@@ -253,6 +256,8 @@ def _points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
 def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
             key: Callable[[str], tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
     """The lines in table order with their places: 1, 2, 3… by `key` (no shared place).
+    Each line's first key is `place`; it is set here, in the line itself (a large open
+    tournament's table is 100,000 lines: no copy of each).
 
     A subject whose status the rulebook names in `scoring.unplaced` takes no place: it is
     listed after everyone placed (in the same order among themselves), `place: null`, and
@@ -271,7 +276,8 @@ def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
     for sid in sorted(rows, key=lambda sid: (sid in unplaced, key(sid))):
         placed = sid not in unplaced
         place += placed
-        out[sid] = {"place": place if placed else None, **rows[sid]}
+        line = out[sid] = rows[sid]
+        line["place"] = place if placed else None
     return out
 
 
@@ -375,19 +381,29 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
             row[_WON] += won
             row[_LOST] += lost
             row[_POINTS] += points[outcome]
-    counts = {p: dict(zip(COUNTS, row, strict=True)) for p, row in rows.items()}
-    breaks = _tiebreakers(scoring, counts, opponents)
+    breaks = _tiebreakers(scoring, rows, opponents)
     status = read.status
-    player_rows = {p: {**counts[p], **breaks[p], "status": status.get(p, "active")}
-                   for p in counts}
-    players = _placed(scoring, player_rows, read,
+    players = _placed(scoring, {p: _line(row, breaks[p], status.get(p, "active"))
+                                for p, row in rows.items()}, read,
                       lambda p: (-rows[p][_POINTS], *(-v for v in breaks[p].values()), p))
-    team_rows: dict[str, dict[str, Any]] = {
-        team: {**{key: sum(counts[m][key] for m in members if m in counts) for key in COUNTS},
-               "status": status.get(team, "active")}
-        for team, members in roster.teams.items()}
+    team_rows: dict[str, dict[str, Any]] = {}
+    for team, members in roster.teams.items():
+        # the members' lines added column by column (zip and sum, not a loop per count)
+        sums = [sum(column) for column in zip(*(rows[m] for m in members if m in rows),
+                                                   strict=True)]
+        team_rows[team] = _line(sums or [0] * len(COUNTS), {}, status.get(team, "active"))
     teams = _placed(scoring, team_rows, read, lambda t: (-team_rows[t]["match_points"], t))
     return {"players": players, "teams": teams}
+
+
+def _line(counts: list[int], breaks: dict[str, float], status: str) -> dict[str, Any]:
+    """A line of the match-points table: its place (set by _placed), the COUNTS, the
+    tiebreakers, the status."""
+    line: dict[str, Any] = {"place": None}
+    line.update(zip(COUNTS, counts, strict=True))
+    line.update(breaks)
+    line["status"] = status
+    return line
 
 
 # where each of the COUNTS is in a line being added up (_match_points)
@@ -395,9 +411,10 @@ _MATCHES, _WINS, _DRAWS, _LOSSES, _ANNULLED, _WON, _LOST, _POINTS = range(len(CO
 _NONE = _Effects()  # no effect: read only
 
 
-def _tiebreakers(scoring: Scoring, rows: dict[str, dict[str, int]],
+def _tiebreakers(scoring: Scoring, rows: dict[str, list[int]],
                  opponents: dict[str, list[str]]) -> dict[str, dict[str, float]]:
-    """Each player's tiebreakers, in the rulebook's order."""
+    """Each player's tiebreakers, in the rulebook's order (`rows`: the lines being added up,
+    lists of the COUNTS)."""
     out: dict[str, dict[str, float]] = {p: {} for p in rows}
     for tb in scoring.tiebreakers:
         if tb.id == "omw":
@@ -406,7 +423,7 @@ def _tiebreakers(scoring: Scoring, rows: dict[str, dict[str, int]],
     return out
 
 
-def _omw(floor: Fraction, win: int, rows: dict[str, dict[str, int]],
+def _omw(floor: Fraction, win: int, rows: dict[str, list[int]],
          opponents: dict[str, list[str]]) -> dict[str, float]:
     """The mean of the opponents' match-win rates (each at least `floor`), rounded half to
     even at 4 places, as `round(Fraction, 4)` does. Exact: each opponent's rate is one
@@ -417,7 +434,7 @@ def _omw(floor: Fraction, win: int, rows: dict[str, dict[str, int]],
     low, high = floor.numerator, floor.denominator
     rate: dict[str, tuple[int, int]] = {}
     for o in {o for opps in opponents.values() for o in opps}:
-        num, den = rows[o]["match_points"], win * rows[o]["matches"]
+        num, den = rows[o][_POINTS], win * rows[o][_MATCHES]
         rate[o] = (low, high) if num * high < low * den else (num, den)
     common = math.lcm(*{den for _num, den in rate.values()})
     scaled = {o: num * (common // den) for o, (num, den) in rate.items()}

@@ -68,15 +68,21 @@ def replay(
     file: Annotated[Path, typer.Argument(help="scenario file (YAML or JSON)")],
 ) -> None:
     """Проиграть сценарий и вывести решения (JSON). Replay a scenario, print rulings as JSON."""
+    from sudya.bulk import paused_gc
     from sudya.scenario import replay_json_text
     from sudya.scenario_file import load_scenario_file
 
-    chunks = replay_json_text(load_scenario_file(file), checked=True)
-    sys.stdout.flush()
-    stream = sys.stdout.buffer
-    for chunk in chunks:  # written as it is made: a season's output is never held whole
-        stream.write(chunk)
-    stream.flush()
+    # the file's data, the events, the engine and the output all live until the command
+    # ends: the collector's full collections would walk them again and again (a third of
+    # a season's replay beside the engine), so it waits the whole command, not the engine's
+    # run alone
+    with paused_gc():
+        chunks = replay_json_text(load_scenario_file(file), checked=True)
+        sys.stdout.flush()
+        stream = sys.stdout.buffer
+        for chunk in chunks:  # written as it is made: a season's output is never held whole
+            stream.write(chunk)
+        stream.flush()
 
 
 @app.command()
