@@ -14,7 +14,7 @@ import secrets
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request, Security
@@ -370,6 +370,23 @@ def _may(action: Action | None, *, write: bool = False) -> Callable[..., Access]
     return dependency
 
 
+V = TypeVar("V", bound=BaseModel)
+
+
+class Answer(Response, Generic[V]):
+    """A typed view as the answer's JSON, made once: a route that returns its view as such
+    has FastAPI validate it against the route's model again (for a `def` route, on yet another
+    trip to the thread pool) and only then serialise it. The view was validated when it was
+    made, so the route declares `response_model` (the view's class, for its schema) and
+    returns `Answer(view)`; unset keys are left out, as `response_model_exclude_unset`."""
+
+    media_type = "application/json"
+
+    def __init__(self, view: V, status_code: int = 200) -> None:
+        super().__init__(view.model_dump_json(by_alias=True, exclude_unset=True),
+                         status_code=status_code)
+
+
 def _rulings(a: Access, rulings: list[Ruling]) -> list[RulingView]:
     return rulings_view(a.book, rulings)
 
@@ -616,9 +633,9 @@ def person(tid: TournamentId, handle: Annotated[str, Path(min_length=1, max_leng
 
 # ---------------------------------------------------------------------- recording
 @router.post("/tournaments/{tid}/infractions", summary="Record (or preview) an infraction",
-             responses=_errors(*WRITES), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model=RecordOut)
 def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=True))]
-           ) -> RecordOut:
+           ) -> Answer[RecordOut]:
     args: dict[str, Any] = dict(tournament=a.tournament.id, infraction=body.infraction,
                                 player=body.player, team=body.team,
                                 judge=a.roles.judge_handle, round=body.round,
@@ -628,59 +645,58 @@ def record(body: InfractionIn, a: Annotated[Access, Depends(_may("rule", write=T
                                     **{k: v for k, v in args.items() if k != "tournament"})
     secret = a.ctx.request.app.state.secret
     if body.preview:
-        return RecordOut(preview=True, event=None,
-                         rulings=_rulings(a, a.ctx.ledger.preview(**args)),
-                         preview_token=preview_token.token(secret, a.tournament.id,
-                                                           a.user.username, cmd))
+        token = preview_token.token(secret, a.tournament.id, a.user.username, cmd)
+        return Answer(RecordOut(preview=True, event=None, preview_token=token,
+                                rulings=_rulings(a, a.ctx.ledger.preview(**args))))
     if body.preview_token is not None and not preview_token.same(
             secret, a.tournament.id, a.user.username, cmd, body.preview_token):
         raise SudyaError("preview.changed", field="preview_token")
     done = _execute(a, cmd, body.idempotency_key)
-    return RecordOut(preview=False, rulings=_rulings(a, done.rulings), event=done.event)
+    return Answer(RecordOut(preview=False, rulings=_rulings(a, done.rulings), event=done.event))
 
 
 @router.post("/tournaments/{tid}/end-of-match",
              summary="The end of a match or round: stacking checks for a table's players "
                      "or for every player",
-             responses=_errors(*WRITES), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model=EventOut)
 def end_of_match(body: EndOfMatchIn, a: Annotated[Access, Depends(_may("rule", write=True))]
-                 ) -> EventOut:
+                 ) -> Answer[EventOut]:
     done = _execute(a, commands.EndMatch(round=body.round, players=body.players),
                     body.idempotency_key)
-    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
+    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
 
 
 @router.post("/tournaments/{tid}/appeals", summary="Decide an appeal (head judge)",
-             responses=_errors(*WRITES), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model=EventOut)
 def appeal(body: AppealIn, a: Annotated[Access, Depends(_may("hear-appeals", write=True))]
-           ) -> EventOut:
+           ) -> Answer[EventOut]:
     done = _execute(a, commands.Appeal(of=body.of, outcome=body.outcome,
                                        judge=a.roles.judge_handle, choice=body.choice),
                     body.idempotency_key)
-    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
+    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
 
 
 @router.post("/tournaments/{tid}/decisions", summary="Decide a pending ruling",
-             responses=_errors(*WRITES), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model=EventOut)
 def decision(body: DecisionIn, a: Annotated[Access, Depends(_may("decide", write=True))]
-             ) -> EventOut:
+             ) -> Answer[EventOut]:
     sanctions = (None if body.sanctions is None else
                  [s.model_dump(mode="json", exclude_none=True) for s in body.sanctions])
     cmd = commands.decode("decision", {"of": body.of, "judge": a.roles.judge_handle,
                                        "sanctions": sanctions, "choice": body.choice,
                                        "date": body.date})
     done = _execute(a, cmd, body.idempotency_key)
-    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
+    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
 
 
 @router.post("/tournaments/{tid}/corrections",
              summary="Correct a mistaken record: its rulings are revoked by a new one",
-             responses=_errors(*WRITES), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model=EventOut)
 def correction(body: CorrectionIn, a: Annotated[Access, Depends(_may("decide", write=True))]
-               ) -> EventOut:
+               ) -> Answer[EventOut]:
     done = _execute(a, commands.Correct(of=body.of, judge=a.roles.judge_handle,
                                         reason=body.reason), body.idempotency_key)
-    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
+    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
 
 
 @router.post("/tournaments/{tid}/results",
@@ -699,9 +715,9 @@ def result(body: ResultIn, a: Annotated[Access, Depends(_may("results", write=Tr
 
 @router.post("/tournaments/{tid}/replacements",
              summary="Replace a removed player (regulations.md §4 E9; the organiser)",
-             responses=_errors(*WRITES), response_model_exclude_unset=True)
+             responses=_errors(*WRITES), response_model=EventOut)
 def replacement(body: ReplacementIn, a: Annotated[Access, Depends(_may("manage", write=True))]
-                ) -> EventOut:
+                ) -> Answer[EventOut]:
     cmd = commands.decode("roster", {"replace": body.replace, "by": body.by,
                                      "army": body.army, "coach": body.coach})
     assert isinstance(cmd, commands.ChangeRoster) and cmd.replace and cmd.by
@@ -709,7 +725,7 @@ def replacement(body: ReplacementIn, a: Annotated[Access, Depends(_may("manage",
                                        by=cmd.by, army=cmd.army, coach=cmd.coach,
                                        name=body.name, idempotency_key=body.idempotency_key,
                                        actor=a.actor())
-    return EventOut(event=done.event, rulings=_rulings(a, done.rulings))
+    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
 
 
 # ---------------------------------------------------------------------- deck checks
