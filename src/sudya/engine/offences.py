@@ -194,7 +194,9 @@ def notes_of(state: EngineState, inf: Infraction) -> list[Reason]:
 def read_details(state: EngineState, inf: Infraction, given: dict[str, Any]) -> dict[str, Any]:
     """The event's details checked against the declared ones, defaults filled in."""
     spec, defaults, required = declared(state, inf)
-    values = dict(defaults)
+    # none given: the defaults themselves (a ruling's details are never changed, so the
+    # rulings on an infraction reported without details share one dict)
+    values = dict(defaults) if given else defaults
     for name, raw in given.items():
         d = spec.get(name)
         values[name] = raw if d is None else detail_value(state, name, d, raw)

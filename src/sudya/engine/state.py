@@ -297,7 +297,8 @@ class EngineState:
         """A ruling of this tournament under the edition in force (not recorded yet)."""
         return Ruling(event=event, subject=subject, infraction=infraction, cause=cause,
                       tournament=self.t.index, round=round_, date=day, judge=judge,
-                      edition=self.book.edition, details=details or {})
+                      edition=self.book.edition,
+                      details=details if details is not None else {})
 
     def record(self, ruling: Ruling) -> Ruling:
         """Number a ruling and its sanctions, and tell every mechanism about them."""
