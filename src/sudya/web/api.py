@@ -509,7 +509,7 @@ async def replay_scenario(request: Request, ctx: C) -> JSONResponse:
     except orjson.JSONDecodeError as exc:
         return JSONResponse({"detail": f"the body must be a scenario in JSON: line "
                                        f"{exc.lineno}: {json_error(exc)}"}, status_code=422)
-    _replay_limit(ctx, scenario)
+    await _replay_limit(ctx, scenario)
     try:
         scenario = plain(scenario)  # as a scenario file: no NaN, lone surrogates, deep nesting
         ref = scenario.get("rulebook") if isinstance(scenario, dict) else None
@@ -522,19 +522,25 @@ async def replay_scenario(request: Request, ctx: C) -> JSONResponse:
     return JSONResponse(result)
 
 
-def _replay_limit(ctx: Ctx, scenario: Any) -> None:
-    """Anyone may replay: a stranger's scenario holds a few thousand events at most (413)."""
+async def _replay_limit(ctx: Ctx, scenario: Any) -> None:
+    """Anyone may replay: a stranger's scenario holds a few thousand events at most (413).
+    Who is asking is read (in the thread pool, not on the event loop) only for a scenario
+    longer than a stranger's."""
     raw = scenario.get("events") if isinstance(scenario, dict) else None
-    if not isinstance(raw, list):
-        return  # the replay names what is wrong
     settings = ctx.request.app.state.settings
-    if ctx.user is None and len(raw) > settings.replay_events_anonymous:
+    if not isinstance(raw, list) or len(raw) <= settings.replay_events_anonymous:
+        return  # the replay names what is wrong, if anything
+    if await run_in_threadpool(_signed_out, ctx):
         raise SudyaError("replay.too-many-events-anonymous", field="events", count=len(raw),
                          limit=settings.replay_events_anonymous,
                          signed_in=settings.replay_events_signed_in)
-    if ctx.user is not None and len(raw) > settings.replay_events_signed_in:
+    if len(raw) > settings.replay_events_signed_in:
         raise SudyaError("replay.too-many-events", field="events", count=len(raw),
                          limit=settings.replay_events_signed_in)
+
+
+def _signed_out(ctx: Ctx) -> bool:
+    return ctx.user is None
 
 
 # ---------------------------------------------------------------------- tournaments
