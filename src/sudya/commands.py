@@ -37,6 +37,7 @@ MAX_NUMBER = 10**9  # larger numbers in facts or choices are typing mistakes
 MAX_TEXT = 1000
 MAX_NOTE = 2000  # a judge's account of an incident, in their own words
 MAX_ID = 100
+MAX_POINTS = 100_000  # a game's or a match's score, one side's
 FIRST_DAY, LAST_DAY = dt.date(1900, 1, 1), dt.date(2999, 12, 31)  # validity windows fit
 MAX_DEPTH = 4
 
@@ -90,7 +91,8 @@ def _plain_json(value: Any, depth: int = 0, at: str = "") -> Any:
             raise _custom("text.control-characters", at=at)
         return value
     if isinstance(value, dt.date):
-        if not FIRST_DAY <= value <= LAST_DAY:
+        # a YAML timestamp is a datetime, which compares with no date: its day is checked
+        if not FIRST_DAY <= _date(value) <= LAST_DAY:
             raise _custom("date.out-of-range", first=str(FIRST_DAY), last=str(LAST_DAY),
                           at=at)
         return value.isoformat()
@@ -130,7 +132,7 @@ Text = Annotated[str, Strict(), Field(max_length=MAX_TEXT), AfterValidator(plain
 Note = Annotated[str, Strict(), Field(max_length=MAX_NOTE), AfterValidator(plain_text)]
 Round = Annotated[int, Strict(), Field(ge=0, le=MAX_ROUND)]
 Number = Annotated[int, Strict(), Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
-Points = Annotated[int, Strict(), Field(ge=0, le=100_000)]
+Points = Annotated[int, Strict(), Field(ge=0, le=MAX_POINTS)]
 Day = Annotated[dt.date, BeforeValidator(_date), Field(ge=FIRST_DAY, le=LAST_DAY)]
 Facts = Annotated[dict[str, Any], AfterValidator(_plain_json)]
 Choice = Annotated[
@@ -527,6 +529,94 @@ def known(cmd: Command, roster: e.Roster, players: Container[str] | None = None)
     elif isinstance(cmd, ChangeRoster) and cmd.replace is not None and \
             cmd.replace not in entered:
         raise CommandError("player.unknown", field="replace", player=cmd.replace)
+
+
+# ---------------------------------------------------------------- the common case, at once
+# A season's file is 100,000 events, nearly all of them infractions and results written the
+# plain way; through pydantic each costs more than the engine's ruling on it. These take only
+# what `decode` certainly accepts, with what `fits` and `known` certainly pass, and give the
+# very event `decode(...).event(id)` gives; anything else (a wrong type, a limit, an unknown
+# name, a field they do not take) is None, and the caller decides it the full way, which
+# refuses it with its field-named error (tests/scenarios/test_fast_decode.py holds them to it).
+_QUICK_INFRACTION = frozenset(("infraction", "player", "team", "round", "details", "choice"))
+_QUICK_RESULT = frozenset(("players", "score", "round"))
+
+
+def _is_id(value: Any) -> bool:
+    """`value` passes `Id` (a text of 1-100 characters, no control character, not blank)."""
+    return (type(value) is str and 0 < len(value) <= MAX_ID
+            and _ID_CONTROL.search(value) is None and not value.isspace())
+
+
+def _is_round(value: Any) -> bool:
+    return value is None or (type(value) is int and 0 <= value <= MAX_ROUND)
+
+
+def quick_event(kind: str, raw: Mapping[str, Any], id: str, book: Rulebook, roster: e.Roster,
+                players: Container[str]) -> e.Event | None:
+    """The event of a plain infraction or result naming known people and ids of `book`, as
+    `decode`, `fits`, `known` and `event(id)` give it; None for anything else."""
+    if type(raw) is not dict:
+        return None
+    if kind == "infraction":
+        return _quick_offence(raw, id, book, roster, players)
+    if kind == "result":
+        return _quick_result(raw, id, players)
+    return None
+
+
+def _quick_offence(raw: dict[str, Any], id: str, book: Rulebook, roster: e.Roster,
+                   players: Container[str]) -> e.Offence | None:
+    if not _QUICK_INFRACTION.issuperset(raw):
+        return None
+    # raw values, each checked below before it is used (hence Any)
+    infraction: Any = raw.get("infraction")
+    player: Any = raw.get("player")
+    team: Any = raw.get("team")
+    round_, choice = raw.get("round"), raw.get("choice")
+    if not _is_id(infraction) or book.infraction(infraction) is None or not _is_round(round_):
+        return None
+    if (player is None) == (team is None) or not (choice is None or _is_id(choice)):
+        return None
+    if player is not None and not (_is_id(player) and (player in roster.team_of
+                                                       or player in players)):
+        return None
+    if team is not None and not (_is_id(team) and team in roster.teams):
+        return None
+    details = raw.get("details")
+    if details:  # most infractions state no facts
+        if type(details) is not dict or not all(type(k) is str for k in details):
+            return None
+        try:
+            details = _plain_json(details)
+        except PydanticCustomError:
+            return None
+    elif "details" not in raw or type(details) is dict:
+        details = {}
+    else:
+        return None  # an empty list (or such) is not a mapping of facts
+    return e.Offence(id=id, infraction=infraction, offender=team or player, round=round_,
+                     details=details, choice=choice)
+
+
+def _quick_result(raw: dict[str, Any], id: str, players: Container[str]) -> e.Result | None:
+    if not _QUICK_RESULT.issuperset(raw) or "players" not in raw or "score" not in raw:
+        return None
+    pair, score, round_ = raw["players"], raw["score"], raw.get("round")
+    if type(pair) is not list or len(pair) != 2 or not _is_round(round_):
+        return None
+    a, b = pair
+    if not (_is_id(a) and _is_id(b)) or a == b or a not in players or b not in players:
+        return None
+    if type(score) is not str:
+        return None
+    try:
+        own, other = _score(score)
+    except PydanticCustomError:
+        return None
+    if not (0 <= own <= MAX_POINTS and 0 <= other <= MAX_POINTS):
+        return None
+    return e.Result(id=id, players=(a, b), score=(own, other), round=round_)
 
 
 SETTING_TYPES: dict[str, type | tuple[type, ...]] = {"bool": bool, "int": int, "str": str}

@@ -127,11 +127,15 @@ class Replay:
                 raise _refused(exc, at=at) from exc
 
     def _event(self, eid: str, kind: str, item: dict[str, Any]) -> Event:
-        """One event of the scenario through the one decoder (sudya.commands)."""
+        """One event of the scenario through the one decoder (sudya.commands): the plain
+        common case at once (commands.quick_event), anything else the full way."""
         if kind == "infraction":
             raw, prefix = {k: item[k] for k in INFRACTION_KEYS if k in item}, ""
         else:
             raw, prefix = item[kind], kind
+        quick = commands.quick_event(kind, raw, eid, self.book, self.roster, self.entered)
+        if quick is not None:
+            return quick
             if kind == "end-of-match" and raw is None:
                 raw = {}
             if kind == "appeal" and isinstance(raw, dict) and "choice" not in raw \
