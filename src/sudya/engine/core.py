@@ -74,14 +74,13 @@ def new_tournament(state: EngineState, ev: NewTournament) -> None:
     )
     state.keep_key(state.tournament_dates, state.t.index)
     state.tournament_dates[state.t.index] = state.t.date
-    # the pools of stacking, conversions and status sanctions are the tournament's
-    for pool in (state.stack, state.stack_dirty, state.conv, state.out, state.replaced):
+    # the pools of stacking, conversions and status sanctions are the tournament's, and so
+    # are the repeats counted within it (`by_infraction` is only read under this one's key)
+    pools = (state.stack, state.stack_dirty, state.conv, state.out, state.replaced,
+             state.by_infraction)
+    for pool in pools:
         state.keep(pool)
-    state.stack.clear()
-    state.stack_dirty.clear()
-    state.conv.clear()
-    state.out.clear()
-    state.replaced.clear()
+        pool.clear()
 
 
 def roster_change(state: EngineState, ev: RosterChange) -> None:

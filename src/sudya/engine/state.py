@@ -61,12 +61,13 @@ class EngineState:
         self.result_ids: dict[str, int] = {}  # a result's event -> how many of it count
         self.revocations: list[Sanction] = []  # in the order they were revoked
         self.last_seq = 0
-        self.primary: dict[str, list[Ruling]] = {}  # event -> the rulings it made
+        self.primary: dict[str, tuple[Ruling, ...]] = {}  # event -> the rulings it made
         self.resolutions: dict[str, list[Ruling]] = defaultdict(list)  # event -> decisions
         self.tournament_dates = {tournament.index: tournament.date}
         # repeats: (scope, subject, infraction) -> primary rulings with sanctions (or pending):
-        # within a tournament all of them, oldest first; across the series (`scope: validity`)
-        # those that may still count, with the day each stops (repeats.Tally)
+        # within this tournament all of them, oldest first (emptied by the next); across the
+        # series (`scope: validity`) those that may still count, with the day each stops
+        # (repeats.Tally)
         self.by_infraction: dict[tuple[int, str, str], list[Ruling]] = defaultdict(list)
         self.tallies: dict[tuple[int, str, str], repeats.Tally] = {}
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
@@ -319,10 +320,10 @@ class EngineState:
 
     def add_primary(self, ruling: Ruling) -> None:
         """Index a ruling as one its event made."""
+        # a tuple (most events make one ruling): smaller than a list, and a trial saves the
+        # entry alone
         self.keep_key(self.primary, ruling.event)
-        made = self.primary.setdefault(ruling.event, [])
-        self.keep(made)
-        made.append(ruling)
+        self.primary[ruling.event] = (*self.primary.get(ruling.event, ()), ruling)
 
     def _register(self, s: Sanction, ruling: Ruling) -> None:
         self.last_seq += 1
