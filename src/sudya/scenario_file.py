@@ -50,7 +50,7 @@ def load_scenario_file(path: str | Path) -> dict[str, Any]:
         except orjson.JSONDecodeError as exc:
             raise ScenarioError(f"malformed JSON: {json_error(exc)}",
                                 where=f"{p}:{exc.lineno}") from exc
-    data = plain(raw, where=str(p), tree=None if is_json else raw)
+    data = plain(raw, where=str(p), tree=None if is_json else raw, fresh=is_json)
     if not isinstance(data, dict):
         raise ScenarioError("a scenario must be a mapping of keys", where=str(p))
     base = p.parent
@@ -62,11 +62,13 @@ def load_scenario_file(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def plain(value: Any, *, where: str = "", tree: Any = None) -> Any:
+def plain(value: Any, *, where: str = "", tree: Any = None, fresh: bool = False) -> Any:
     """`value` as plain data (dicts with text keys, lists, texts, finite numbers a database
     holds, booleans, None, dates), or a PlainDataError naming the field. `tree`: the YAML
-    that `value` came from, for line numbers."""
-    return _Plain(where, tree).value(value, [])
+    that `value` came from, for line numbers. `fresh`: `value` is what orjson has just read
+    (its own dicts and lists of text keys and plain values, held by no one else): checked
+    where it lies and given back, not copied (a season's file is a million values)."""
+    return _Plain(where, tree, fresh).value(value, [])
 
 
 def json_error(exc: orjson.JSONDecodeError) -> str:
@@ -97,9 +99,12 @@ class PlainDataError(ScenarioError):
 class _Plain:
     """Turns parsed data into plain values, refusing those no scenario may hold."""
 
-    def __init__(self, name: str, tree: Any) -> None:
+    def __init__(self, name: str, tree: Any, fresh: bool = False) -> None:
         self.name = name
         self.tree = tree  # the YAML tree, for line numbers (None for JSON)
+        # orjson's output: every container a dict with text keys or a list, every value of a
+        # plain type, so each check either refuses or keeps the very value: nothing to copy
+        self.fresh = fresh
 
     def refuse(self, loc: Sequence[str | int], problem: str) -> PlainDataError:
         line = loader.line_of(self.tree, loc) if self.tree is not None else None
@@ -149,6 +154,14 @@ class _Plain:
         raise self.refuse(loc, _kind(value))
 
     def mapping(self, value: Any, loc: list[str | int]) -> dict[str, Any]:
+        if self.fresh and type(value) is dict:
+            for key, item in value.items():
+                if BAD_TEXT.search(key) is not None:
+                    self.text(key, loc)  # refuses it
+                loc.append(key)
+                self.value(item, loc)
+                loc.pop()
+            return value
         out: dict[str, Any] = {}
         for key, item in value.items():
             text = key if type(key) is str and BAD_TEXT.search(key) is None \
@@ -159,6 +172,12 @@ class _Plain:
         return out
 
     def sequence(self, value: Any, loc: list[str | int]) -> list[Any]:
+        if self.fresh and type(value) is list:
+            for n, item in enumerate(value):
+                loc.append(n)
+                self.value(item, loc)
+                loc.pop()
+            return value
         out = []
         for n, item in enumerate(value):
             loc.append(n)

@@ -374,9 +374,11 @@ def replay_json_chunks(book: Rulebook, roster: Roster, rulings: list[Ruling],
     else:
         yield b',\n  "rulings": ['
         for start in range(0, len(rulings), batch):
-            part = rulings[start:start + batch]
-            yield (b"," if start else b"") + b",".join(
-                b"\n    " + _nested(ruling_json(r, with_validity, texts), 2) for r in part)
+            # a batch as one indented list, one level deep, its brackets left off: each
+            # ruling's text as _nested(ruling, 2) after a line end, one orjson call a batch
+            part = _nested([ruling_json(r, with_validity, texts)
+                            for r in rulings[start:start + batch]], 1)
+            yield (b"," if start else b"") + part[1:-4]
         yield b"\n  ]"
     yield b',\n  "subjects": ' + _nested(subjects_json(book, roster, rulings), 1)
     table = standings(book, roster, rulings, results)

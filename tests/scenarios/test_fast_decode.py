@@ -1,5 +1,6 @@
 """The quick way of deciding a scenario's plain infractions and results
-(sudya.commands.quick_event) gives exactly what the one decoder gives, or nothing.
+(sudya.commands.quick_event) gives exactly what the one decoder gives, or nothing; and a
+JSON file's data checked where orjson put it is what the copying check gives.
 
 Whatever the raw event holds, either the quick way declines it (None: the full way then
 decides it, and refuses it with its own field-named error) or it gives the very event
@@ -13,6 +14,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +25,7 @@ from sudya.engine.model import Event, Roster
 from sudya.errors import ScenarioError
 from sudya.rulebooks import loader
 from sudya.scenario import Replay
-from sudya.scenario_file import load_scenario_file
+from sudya.scenario_file import PlainDataError, load_scenario_file, plain
 
 HERE = Path(__file__).parent
 SHARED = HERE.parents[1].parent / "shared" / "scenarios"
@@ -168,3 +170,35 @@ def test_a_scenario_decides_the_same_either_way(path: Path,
     quick = prepared(path)
     monkeypatch.setattr(commands, "quick_event", lambda *args: None)
     assert quick == prepared(path)
+
+
+# what orjson reads: texts (some with a control character or a lone surrogate escaped),
+# numbers beyond what a database holds, nesting
+JSON_TEXTS = st.sampled_from(["a", "p1", "tab\\t", "nul\\u0000", "esc\\u001b", "\\ud800x",
+                              "\\u00e9", "\\n"])
+JSON_SCALARS = (JSON_TEXTS.map(lambda t: f'"{t}"') | st.sampled_from(
+    ["0", "-1", "1.5", "true", "false", "null", str(2**63 - 1), str(2**63), str(-2**64),
+     "1e300"]))
+JSON_TEXT = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3).map(lambda xs: f"[{','.join(xs)}]")
+    | st.lists(st.tuples(JSON_TEXTS, inner), max_size=3).map(
+        lambda kvs: "{" + ",".join(f'"{k}":{v}' for k, v in kvs) + "}"),
+    max_leaves=12)
+
+
+def plain_or_refusal(text: str, fresh: bool) -> Any:
+    try:
+        return ("plain", plain(orjson.loads(text), where="f.json", fresh=fresh))
+    except orjson.JSONDecodeError:
+        return ("unreadable",)  # load_scenario_file refuses it before any check
+    except PlainDataError as exc:
+        return ("refused", str(exc), exc.field, exc.loc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=JSON_TEXT)
+def test_freshly_read_json_is_checked_as_a_copy_would_be(text: str) -> None:
+    """plain(..., fresh=True), which checks orjson's data where it lies, keeps the same values
+    and refuses the same ones, naming the same field, as the walk that copies."""
+    assert plain_or_refusal(text, fresh=True) == plain_or_refusal(text, fresh=False)
