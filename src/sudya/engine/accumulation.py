@@ -92,7 +92,7 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
         ruling.sanctions = sanctions.build(state, acc.gives, team, day, details, names, ruling,
                                            None)
         for s in ruling.uses:
-            state.entry(state.used_by, s.seq).append(ruling)
+            state.add_use(s, ruling)
         state.record(ruling)
         state.keep_key(state.accumulated_by, ruling.seq)
         state.accumulated_by[ruling.seq] = acc

@@ -50,7 +50,7 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
                     sanctions.add(state, ruling.sanctions, state.book.kind(conv.to), owner,
                                   None, None, False, day, {}, {}, ruling)
                     for s in used:
-                        state.entry(state.used_by, s.seq).append(ruling)
+                        state.add_use(s, ruling)
                     state.record(ruling)
                     subjects = {*subjects, owner}
                     changed = True

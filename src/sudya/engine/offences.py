@@ -83,7 +83,7 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
     book = state.book
     ruling = state.new_ruling(ev.id, subject, inf.id, "table", day, ev.round, ev.judge,
                               details)
-    ruling.notes.extend(notes_of(state, inf))
+    ruling.notes = notes_of(state, inf).copy()  # exactly as long: kept for good
     if book.no_penalty_after_disqualification and state.is_out(subject):
         ruling.cause = "none"
         ruling.notes.append(note(book.no_penalty_after_disqualification))

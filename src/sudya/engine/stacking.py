@@ -72,7 +72,7 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
             for s in ruling.sanctions:
                 sanctions.carry(state.book.kind(s.kind), given, ruling, explain=False)
             for s in used:
-                state.entry(state.used_by, s.seq).append(ruling)
+                state.add_use(s, ruling)
             state.record(ruling)
 
 

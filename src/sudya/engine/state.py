@@ -94,7 +94,7 @@ class EngineState:
             defaultdict(list)
         self.accumulated_by: dict[int, Accumulation] = {}
         # derived rulings: a sanction (seq) -> the derived rulings that used it
-        self.used_by: dict[int, list[Ruling]] = defaultdict(list)
+        self.used_by: dict[int, tuple[Ruling, ...]] = {}  # a tuple: most are used once
         # sanctions: (subject, kind) reductions already granted once
         self.reduced: dict[tuple[str, str], None] = {}  # an ordered set
         # offences: per-infraction caches, and the names a tournament gives formulas
@@ -324,6 +324,11 @@ class EngineState:
         # entry alone
         self.keep_key(self.primary, ruling.event)
         self.primary[ruling.event] = (*self.primary.get(ruling.event, ()), ruling)
+
+    def add_use(self, s: Sanction, derived: Ruling) -> None:
+        """Index a derived ruling as one that used sanction `s`."""
+        self.keep_key(self.used_by, s.seq)
+        self.used_by[s.seq] = (*self.used_by.get(s.seq, ()), derived)
 
     def _register(self, s: Sanction, ruling: Ruling) -> None:
         self.last_seq += 1
