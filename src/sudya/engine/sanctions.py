@@ -70,7 +70,7 @@ def build(state: EngineState, specs: Iterable[Spec], offender: str, day: dt.date
                 kind = book.kind(kind.lost_while.becomes)
         add(state, out, kind, bearer(state, kind, spec.subject, offender), amount, spec.score,
             False, day, details, names, ruling, spec)
-    return out
+    return out.copy()  # exactly as long (appends leave room for more): a ruling keeps it
 
 
 def add(state: EngineState, out: list[Sanction], kind: SanctionKind, bearer: str,
