@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FOREVER = dt.date.max
+# causes of the rulings other rulings trigger (they use up or count what those gave)
+DERIVED = ("stacking", "conversion", "accumulation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,4 +243,4 @@ class Ruling:
 
     @property
     def derived(self) -> bool:
-        return self.cause in ("stacking", "conversion", "accumulation")
+        return self.cause in DERIVED

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sudya.engine import accumulation, conversions, repeats, stacking, validity
 from sudya.engine.model import (
+    DERIVED,
     Reason,
     Result,
     Roster,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 # causes of rulings that answer another event's rulings rather than an infraction of their own
 ANSWERS = ("appeal", "cancellation", "decision")
+NOT_PRIMARY = (*DERIVED, *ANSWERS)  # what an event's own rulings are not
 
 V = TypeVar("V")
 
@@ -307,7 +309,7 @@ class EngineState:
         ruling.seq = self.last_seq
         self.keep_len(self.rulings)
         self.rulings.append(ruling)
-        if not ruling.derived and ruling.cause not in ANSWERS:
+        if ruling.cause not in NOT_PRIMARY:
             self.add_primary(ruling)
         if ruling.infraction and (ruling.sanctions or ruling.pending) and \
                 ruling.cause not in ANSWERS:
