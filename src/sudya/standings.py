@@ -270,10 +270,14 @@ def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
     # (and a prize place in a small field): marked and left out of the ranks.
     out: dict[str, dict[str, Any]] = {}
     place = 0
-    # the few subjects out of the ranks, found once (not once per comparison of a sort)
+    order = sorted(rows, key=key)  # every key is its own (the id is its last part)
+    # the few subjects out of the ranks, found once, go after the others in the same order
     unplaced = {sid for sid in rows if _unplaced(scoring, read, sid)} \
         if scoring.unplaced else set()
-    for sid in sorted(rows, key=lambda sid: (sid in unplaced, key(sid))):
+    if unplaced:
+        order = [sid for sid in order if sid not in unplaced] + \
+            [sid for sid in order if sid in unplaced]
+    for sid in order:
         placed = sid not in unplaced
         place += placed
         line = out[sid] = rows[sid]
@@ -383,9 +387,11 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
             row[_POINTS] += points[outcome]
     breaks = _tiebreakers(scoring, rows, opponents)
     status = read.status
+    # each player's place in the order, made once: match points, the tiebreakers, the id
+    order = {p: (-row[_POINTS], *[-v for v in breaks[p].values()], p)
+             for p, row in rows.items()}
     players = _placed(scoring, {p: _line(row, breaks[p], status.get(p, "active"))
-                                for p, row in rows.items()}, read,
-                      lambda p: (-rows[p][_POINTS], *(-v for v in breaks[p].values()), p))
+                                for p, row in rows.items()}, read, order.__getitem__)
     team_rows: dict[str, dict[str, Any]] = {}
     for team, members in roster.teams.items():
         # the members' lines added column by column (zip and sum, not a loop per count)

@@ -831,3 +831,25 @@ def test_help(sudya: Sudya) -> None:
     assert run.returncode == 0
     for command in ("replay", "rulebooks", "rulebook", "lookup", "demo"):
         assert command in run.stdout
+
+
+def test_a_database_error_is_one_line_and_exit_1(sudya: Sudya, tmp_path: Path) -> None:
+    """SQLAlchemy is imported only by commands that open a ledger, yet its errors are still
+    one line: a file that is no database."""
+    bad = tmp_path / "not-a.db"
+    bad.write_bytes(b"not a database at all, just text")
+    run = sudya("audit", "verify", "--db", f"sqlite:///{bad}")
+    assert run.returncode == 1, (run.stdout, run.stderr)
+    assert run.stderr_lines == ["sudya: database error: file is not a database"]
+
+
+def test_replay_needs_no_database_library(tmp_path: Path) -> None:
+    """`sudya replay` imports no SQLAlchemy (0.2 s of every replay's start)."""
+    code = ("import sys; from sudya.cli.main import main; sys.argv = ['sudya', 'replay', "
+            f"{str(SHARED_SCENARIOS / 'berserk-basics.yaml')!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write(str(sorted(m for m in sys.modules if m.startswith('sqlalchemy'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "[]"

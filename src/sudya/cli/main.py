@@ -370,8 +370,6 @@ def _localised(exc: SudyaError) -> str:
 
 def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
-    from sqlalchemy.exc import SQLAlchemyError
-
     import sudya.cli.decks  # noqa: F401  (registers the deck commands)
     import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
     import sudya.cli.pairings  # noqa: F401  (registers the pairings commands)
@@ -386,7 +384,14 @@ def main() -> None:
     except SudyaError as exc:
         sys.stderr.write(f"sudya: {_localised(exc)}\n")
         sys.exit(2)
-    except SQLAlchemyError as exc:
+    except Exception as exc:
+        # the last resort: a database failure (server down, disk full) is one line and exit
+        # 1, not a traceback. Only a command that opened a ledger has imported SQLAlchemy,
+        # and only it can meet one: the others (a scenario's replay) need not import it
+        # (0.2 s of every start)
+        errors = sys.modules.get("sqlalchemy.exc")
+        if errors is None or not isinstance(exc, errors.SQLAlchemyError):
+            raise
         first = (str(getattr(exc, "orig", None) or exc).splitlines() or [""])[0]
         sys.stderr.write(f"sudya: database error: {first}\n")
         sys.exit(1)
