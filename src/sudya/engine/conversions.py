@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from sudya.engine import sanctions
 from sudya.engine.model import Reason, Sanction
+from sudya.rulebooks.schema import Conversion
 
 if TYPE_CHECKING:
     from sudya.engine.state import EngineState
@@ -43,10 +44,7 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
                         s.consumed = True
                     ruling = state.new_ruling(event_id, owner, None, "conversion", day)
                     ruling.uses = used
-                    ruling.notes.append(Reason(
-                        "conversion.made",
-                        {"count": conv.count, "from": conv.source_kind, "to": conv.to},
-                        conv.source))
+                    ruling.notes.append(made_note(conv))
                     sanctions.add(state, ruling.sanctions, state.book.kind(conv.to), owner,
                                   None, None, False, day, {}, {}, ruling)
                     for s in used:
@@ -55,6 +53,21 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
                     subjects = {*subjects, owner}
                     changed = True
                 pool[:] = [s for s in pool if not s.revoked and not s.consumed]
+
+
+_MADE: dict[tuple[int, str, str, str], Reason] = {}
+
+
+def made_note(conv: Conversion) -> Reason:
+    """The reason a conversion's ruling gives: one per rule, shared by its rulings (as an
+    infraction's notes are; a reason is never changed)."""
+    key = (conv.count, conv.source_kind, conv.to, conv.source)
+    reason = _MADE.get(key)
+    if reason is None:
+        reason = _MADE[key] = Reason(
+            "conversion.made", {"count": conv.count, "from": conv.source_kind, "to": conv.to},
+            conv.source)
+    return reason
 
 
 def track(state: EngineState, s: Sanction) -> None:

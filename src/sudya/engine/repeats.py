@@ -239,10 +239,22 @@ def repeated(state: EngineState, ruling: Ruling, inf: Infraction, table: Outcome
         return escalated(kind)
     if rows:
         ruling.cause = "repeat"
-        ruling.notes.append(Reason("repeat.numbered",
-                                   {"n": found.number + 1, "infraction": inf.id}))
+        ruling.notes.append(numbered(found.number + 1, inf.id))
         return rows[min(found.number, len(rows)) - 1]
     return None
+
+
+_NUMBERED: dict[tuple[int, str], Reason] = {}
+
+
+def numbered(n: int, infraction: str) -> Reason:
+    """The reason of the `n`th offence of an infraction: one per (n, infraction), shared by
+    the rulings that give it (a reason is never changed)."""
+    reason = _NUMBERED.get((n, infraction))
+    if reason is None:
+        reason = _NUMBERED[(n, infraction)] = Reason("repeat.numbered",
+                                                     {"n": n, "infraction": infraction})
+    return reason
 
 
 _ESCALATED: dict[str, Outcome] = {}
