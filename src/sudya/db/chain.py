@@ -19,10 +19,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+import orjson
 from sqlalchemy import Connection, Table, select
 
 from sudya.db import models as m
@@ -46,11 +48,25 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"not chainable: {type(value).__name__}")
 
 
+# orjson writes what the canonical form (json.dumps, sorted keys, no spaces, UTF-8 as is)
+# writes, except a float below 1e-4 or from 1e16 on (json: 1e-05, 1e+16; orjson: 0.00001,
+# 1e16): text with such a number (or what may look like one) is made the canonical way
+_NOT_THE_SAME = re.compile(rb"[0-9][eE]|0\.0000")
+_FAST = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
 def content(table: str, row: Mapping[str, Any], keys: Mapping[str, Any]) -> str:
     """The canonical text of a row: its columns (all of them: a missing one is a bug) and the
-    natural keys of what it refers to."""
+    natural keys of what it refers to, as json.dumps with sorted keys and no spaces writes it
+    (made by orjson where that gives the same text: a fifth of the time)."""
     data = {c: row[c] for c in _COLUMNS[table]}
     data["~"] = dict(keys)
+    try:
+        text = orjson.dumps([table, data], option=_FAST, default=_plain)
+    except TypeError:  # an integer past 64 bits, a key that is not a string
+        text = b"0e"
+    if _NOT_THE_SAME.search(text) is None:
+        return text.decode()
     return json.dumps([table, data], sort_keys=True, ensure_ascii=False,
                       separators=(",", ":"), default=_plain)
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from sudya.errors import SudyaError
@@ -61,6 +61,18 @@ def _json_text(value: Any) -> str:
 JSON_CODEC: dict[str, Any] = {"json_serializer": _json_text, "json_deserializer": orjson.loads}
 
 
+def _begin(conn: Connection, sql: str) -> None:
+    """BEGIN on the DBAPI connection itself: through `exec_driver_sql` SQLAlchemy's execution
+    context cost 40 µs of every writing transaction (about 5 % of a recorded ruling); an
+    error is raised as SQLAlchemy's, as `exec_driver_sql` would raise it."""
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None, "the connection was invalidated"
+    try:
+        dbapi.execute(sql)  # sqlite3.Connection.execute
+    except conn.dialect.loaded_dbapi.Error as exc:
+        raise DBAPIError.instance(sql, (), exc, conn.dialect.loaded_dbapi.Error) from exc
+
+
 def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
     """An engine with SQLite set up for a ledger: WAL, synchronous=FULL, foreign keys,
     BEGIN IMMEDIATE for writers, a busy timeout; the pool sized by `pool`."""
@@ -101,9 +113,9 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
             # without bound, and every commit would checkpoint again (two more fsyncs).
             options = conn.get_execution_options()
             if options.get(WRITE, False):
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                _begin(conn, "BEGIN IMMEDIATE")
             elif not options.get(READ, False):
-                conn.exec_driver_sql("BEGIN")
+                _begin(conn, "BEGIN")
 
         return engine
     return create_engine(url, pool_pre_ping=True, **JSON_CODEC, **sizes)
