@@ -67,3 +67,16 @@ def test_what_orjson_cannot_write_is_made_the_canonical_way() -> None:
     for value in [2 ** 70, {"1": [2 ** 64]}, -(2 ** 63) - 1]:
         row = a_row(value)
         assert chain.content("ruling", row, {}) == canonical("ruling", row, {})
+
+
+def test_an_everyday_row_is_made_by_orjson(monkeypatch: Any) -> None:
+    """The fast path is taken for what rows usually hold (hex request ids with digit-e in them,
+    times, dates, plain numbers), not only for rows without any of it."""
+    def not_called(*_a: Any, **_k: Any) -> str:
+        raise AssertionError("made by json.dumps")
+
+    row = a_row({"minutes": 12.5, "date": dt.date(2026, 3, 1), "n": [1, 2, 3]})
+    row.update(request_id="e2a2d50485784865a1ee5fe6eb484d5d", judge="1e5", round=3)
+    expected = canonical("ruling", row, {"event": 3})
+    monkeypatch.setattr(chain.json, "dumps", not_called)
+    assert chain.content("ruling", row, {"event": 3}) == expected

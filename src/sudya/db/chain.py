@@ -50,8 +50,8 @@ def _plain(value: Any) -> Any:
 
 # orjson writes what the canonical form (json.dumps, sorted keys, no spaces, UTF-8 as is)
 # writes, except a float below 1e-4 or from 1e16 on (json: 1e-05, 1e+16; orjson: 0.00001,
-# 1e16): text with such a number (or what may look like one) is made the canonical way
-_NOT_THE_SAME = re.compile(rb"[0-9][eE]|0\.0000")
+# 1e16): text with such a number (or a string that looks like one) is made the canonical way
+_NOT_THE_SAME = re.compile(rb"[:,\[]-?(?:[0-9][0-9.]*[eE]|0\.0000)")
 _FAST = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
@@ -63,10 +63,10 @@ def content(table: str, row: Mapping[str, Any], keys: Mapping[str, Any]) -> str:
     data["~"] = dict(keys)
     try:
         text = orjson.dumps([table, data], option=_FAST, default=_plain)
+        if _NOT_THE_SAME.search(text) is None:
+            return text.decode()
     except TypeError:  # an integer past 64 bits, a key that is not a string
-        text = b"0e"
-    if _NOT_THE_SAME.search(text) is None:
-        return text.decode()
+        pass
     return json.dumps([table, data], sort_keys=True, ensure_ascii=False,
                       separators=(",", ":"), default=_plain)
 
