@@ -33,9 +33,11 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
         for conv in state.book.conversions:
             pools = {state.pool(s, conv.pool) for s in subjects}
             for owner in sorted(pools):
-                pool = state.entry(state.conv, (owner, conv.source_kind))
-                if len(pool) < conv.count:  # what is left after the last look: too few
+                key = (owner, conv.source_kind)
+                pool = state.conv.get(key)
+                if pool is None or len(pool) < conv.count:  # left after the last look: too few
                     continue
+                pool = state.entry(state.conv, key)
                 live = [s for s in pool if not s.revoked and not s.consumed]
                 while len(live) >= conv.count:
                     used, live = live[: conv.count], live[conv.count:]

@@ -108,21 +108,33 @@ def _last_day(s: Sanction) -> dt.date:
 def track_until(state: EngineState, s: Sanction) -> None:
     """Extend what the sanction's subject holds to the sanction's last valid day."""
     until = _last_day(s)
+    subject, kind = s.subject, s.kind
     # the subject's sanctions of this kind, by their last valid day: what it holds after a
-    # revocation is the last one left, found without walking the subject's history
-    state.keep_key(state.held, s.subject)
-    by_kind = state.held.setdefault(s.subject, {})
-    of_kind = by_kind.get(s.kind)
+    # revocation is the last one left, found without walking the subject's history; the
+    # subject's `state.until` holds the last one's day (so the last one is not looked at)
+    by_kind = state.held.get(subject)
+    if by_kind is None:
+        state.keep_key(state.held, subject)
+        state.keep_key(state.until, subject)
+        by_kind = state.held[subject] = {}
+        state.until[subject] = {}
+    held = state.until[subject]
+    last = held.get(kind)
+    of_kind = by_kind.get(kind)
     if not of_kind:
         state.keep(by_kind)
-        by_kind[s.kind] = [s]
-    elif _last_day(of_kind[-1]) <= until:
+        by_kind[kind] = [s]
+    elif last is None or last <= until:
         state.keep(of_kind)
         of_kind.append(s)
     else:  # a window that ends earlier than one already held (a decision, a date given)
         state.keep(of_kind)
         bisect.insort_right(of_kind, s, key=_last_day)
-    _extend(state, s.subject, s.kind, until)
+    state.keep(held)
+    if last is None or last < until:
+        held[kind] = until
+    if not state.book.kind(kind).flag and held.get(None, dt.date.min) < until:
+        held[None] = until
 
 
 def _extend(state: EngineState, subject: str, kind: str, until: dt.date) -> None:
