@@ -31,6 +31,7 @@ from sudya.db import models as m
 from sudya.errors import SudyaError
 from sudya.services.imports import ImportRejected
 from sudya.services.ledger import Actor, Ledger, LedgerError
+from sudya.services.readback import plain_rows
 from sudya.views import PairingsView, PairingView, PersonView, SideView
 
 PLAYER_COLUMNS = ("table", "player_a", "player_b")
@@ -74,9 +75,8 @@ def _entries(s: Session, tournament: int, only: Collection[str] | None = None
     if only is not None:
         handles = list(only)
         query = query.where(m.Person.handle.in_(handles) | m.Team.handle.in_(handles))
-    rows = s.execute(query)
     return [_Entry(handle, name or handle, team, team_name or team, seat)
-            for handle, name, team, team_name, seat in rows]
+            for handle, name, team, team_name, seat in plain_rows(s, query)]
 
 
 def pairing_rounds(s: Session, *, tournament: int) -> list[int]:
@@ -184,13 +184,22 @@ def display_names(s: Session, *, tournament: int,
 
 def round_pairings(s: Session, *, tournament: int, round: int | None = None) -> PairingsView:
     """The tables of `round` (by default the current round), each side with its players."""
+    return round_tables(s, tournament=tournament, round=round)[0]
+
+
+def round_tables(s: Session, *, tournament: int, round: int | None = None
+                 ) -> tuple[PairingsView, list[PersonView]]:
+    """The tables of `round` (by default the current round) and the tournament's players with
+    their tables in it (`round_pairings` and `tournament_people` of that round, the entries
+    and pairings read once for both)."""
     _tournament(s, tournament)
     current = current_round(s, tournament=tournament)
     if round is None:
         round = current
     entries = _entries(s, tournament)
     rows = _pairings(s, tournament, round)
-    people = {p.handle: p for p in _people(entries, rows, round)}
+    everyone = _people(entries, rows, round)
+    people = {p.handle: p for p in everyone}
     teams: dict[str, list[PersonView]] = {}
     team_names: dict[str, str] = {}
     for e in entries:
@@ -215,7 +224,8 @@ def round_pairings(s: Session, *, tournament: int, round: int | None = None) -> 
         at = at.replace(tzinfo=dt.UTC)
     return PairingsView(round=round, current_round=current,
                         rounds=pairing_rounds(s, tournament=tournament), tables=tables,
-                        imported_by=first.created_by if first else None, imported_at=at)
+                        imported_by=first.created_by if first else None,
+                        imported_at=at), everyone
 
 
 def set_names(ledger: Ledger, *, names: dict[str, str], actor: Actor | None = None) -> None:
@@ -361,6 +371,6 @@ def import_pairings(ledger: Ledger, *, tournament: int, round: int, text: str,
 
 
 __all__ = ["fold", "current_round", "pairing_rounds", "tournament_people", "search_people",
-           "display_names", "person_name", "round_pairings", "set_names",
+           "display_names", "person_name", "round_pairings", "round_tables", "set_names",
            "read_pairings_file", "decode_upload", "import_pairings", "ImportRejected",
            "PLAYER_COLUMNS", "TEAM_COLUMNS"]

@@ -96,7 +96,17 @@ def tournament_summary(s: Session, tournament_id: int) -> TournamentSummaryView:
 
 def rulings_json(s: Session, tournament_id: int) -> list[dict[str, Any]]:
     """Every ruling of a tournament in the replay format, in engine order (what later
-    records changed included: readback.tournament_rulings)."""
+    records changed included: readback.tournament_rulings).
+
+    Kept while the series has not changed (`RULINGS`, as the standings' `TABLES`): the
+    dashboard, the pending and appeals pages and the live answers all start from this list,
+    and a busy day reads it far more often than it records. The list and its rulings are
+    shared by the requests that read it: read only (the pages make their own views)."""
+    marks = _marks(s, tournament_id)
+    key = (tournament_id, *marks)
+    kept = RULINGS.get(key) if marks.chain_head else None
+    if kept is not None:
+        return kept
     t = _tournament(s, tournament_id)
     with_validity = loader.load(t.series.rulebook, t.edition).validity is not None
     rulings = rulings_of(s, t)
@@ -107,14 +117,17 @@ def rulings_json(s: Session, tournament_id: int) -> list[dict[str, Any]]:
     for r in rulings:
         for n in r.notes:
             try:
-                key = orjson.dumps([n.code, n.params, n.source], option=orjson.OPT_SORT_KEYS)
+                said = orjson.dumps([n.code, n.params, n.source], option=orjson.OPT_SORT_KEYS)
             except TypeError:  # a parameter JSON does not hold: rendered on its own
                 continue
-            text = rendered.get(key)
+            text = rendered.get(said)
             if text is None:
-                text = rendered[key] = reason_text(n)
+                text = rendered[said] = reason_text(n)
             texts[id(n)] = text
-    return [ruling_json(r, with_validity, texts) for r in rulings]
+    made = [ruling_json(r, with_validity, texts) for r in rulings]
+    if marks.chain_head:
+        RULINGS.put(key, made)
+    return made
 
 
 def tournament_standings(s: Session, tournament_id: int) -> dict[str, Any]:
@@ -147,19 +160,28 @@ class _Table:
 # the same numbers holds other rows and so another head. Names are not kept here (a
 # person's display name changes without an event): pages read them for the lines shown.
 TABLES: Kept[tuple[Any, ...], _Table] = Kept(32)
+# the same for a tournament's rulings in the replay format (`rulings_json`)
+RULINGS: Kept[tuple[Any, ...], list[dict[str, Any]]] = Kept(32)
 
 _MARKS = (select(m.Tournament.series_id, m.Tournament.edition, m.Series.rulebook,
                  m.Series.last_seq, m.Series.chain_head)
           .join(m.Series, m.Series.id == m.Tournament.series_id))
 
 
-def _standings_table(s: Session, tournament_id: int) -> _Table:
-    """The tournament's standings: kept from an earlier request while its series has not
-    changed (`TABLES`), else made from its stored results and rulings."""
+def _marks(s: Session, tournament_id: int) -> Row[Any]:
+    """What a tournament's series holds now (its series, edition, rulebook, last event and
+    chain head): read before the rows a kept table or list is made from."""
     marks = s.execute(_MARKS.where(m.Tournament.id == tournament_id)).first() \
         if 0 < tournament_id <= BIGGEST_ID else None
     if marks is None:
         raise LedgerError("tournament.unknown", field="tournament", tournament=tournament_id)
+    return marks
+
+
+def _standings_table(s: Session, tournament_id: int) -> _Table:
+    """The tournament's standings: kept from an earlier request while its series has not
+    changed (`TABLES`), else made from its stored results and rulings."""
+    marks = _marks(s, tournament_id)
     key = (tournament_id, *marks)
     kept = TABLES.get(key) if marks.chain_head else None
     if kept is not None:

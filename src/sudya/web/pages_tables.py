@@ -19,6 +19,7 @@ from sudya.services.people import (
     decode_upload,
     import_pairings,
     round_pairings,
+    round_tables,
     search_people,
     tournament_people,
 )
@@ -77,8 +78,7 @@ def dashboard_context(ctx: Ctx, t: TournamentView, roles: Roles, q: str) -> dict
     players found by `q` (everyone in a small tournament, nobody yet in a large one)."""
     if not roles.can("view-all"):
         return {"tables": None, "found": None, "q": q}
-    pairings = round_pairings(ctx.session, tournament=t.id)
-    people = tournament_people(ctx.session, tournament=t.id, round=pairings.round)
+    pairings, people = round_tables(ctx.session, tournament=t.id)
     return {"tables": {"round": pairings.round, "tables": _tables(t, pairings, people),
                        "paired": bool(pairings.tables)},
             "q": q, **_found(ctx, t, q, people, pairings.round)}
@@ -114,8 +114,7 @@ def find(ctx: C, tid: int, q: str = "") -> Response:
 def _page(ctx: Ctx, t: TournamentView, roles: Roles, round: int | None, *, status: int = 200,
           values: dict[str, str] | None = None, errors: dict[str, Any] | None = None,
           imported: int | None = None) -> Response:
-    pairings = round_pairings(ctx.session, tournament=t.id, round=round)
-    people = tournament_people(ctx.session, tournament=t.id, round=pairings.round)
+    pairings, people = round_tables(ctx.session, tournament=t.id, round=round)
     current = pairings.current_round
     # the form offers the round started without its pairings, or else the next one
     suggested = current + 1 if current in pairings.rounds else current or 1
