@@ -8,9 +8,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ledger_testkit import DAY, setup_berserk
 from sqlalchemy.orm import Session
 
-from ledger_testkit import DAY, setup_berserk
 from sudya.services import queries
 from sudya.services.ledger import Ledger
 
