@@ -23,6 +23,7 @@ import pytest
 
 from sudya.engine.core import RulesEngine
 from sudya.engine.model import (
+    Appeal,
     Correction,
     EndOfMatch,
     Event,
@@ -86,8 +87,9 @@ def season(book_id: str) -> tuple[Roster, Tournament, Iterator[Event]]:
     return Roster(players=players, teams=teams), Tournament(0, START, level, {}), events()
 
 
-def lines_per_event(book_id: str, history: int) -> float:
-    """Engine lines executed per event over WINDOW events after `history` events."""
+def lines_per_event(book_id: str, history: int, window: list[Event] | None = None) -> float:
+    """Engine lines executed per event over WINDOW events after `history` events (or over
+    the events of `window`)."""
     roster, t0, stream = season(book_id)
     engine = RulesEngine(loader.load(book_id), roster, t0)
     events = iter(stream)
@@ -105,14 +107,15 @@ def lines_per_event(book_id: str, history: int) -> float:
         name = frame.f_code.co_filename
         return local if "sudya/engine" in name or "sudya/rulebooks" in name else None
 
-    window = [next(events) for _ in range(WINDOW)]
+    if window is None:
+        window = [next(events) for _ in range(WINDOW)]
     sys.settrace(calls)
     try:
         for ev in window:
             apply(engine, ev)
     finally:
         sys.settrace(None)
-    return count / WINDOW
+    return count / len(window)
 
 
 def apply(engine: RulesEngine, ev: Event) -> None:
@@ -127,4 +130,18 @@ def test_work_per_event_does_not_grow_with_the_history(book_id: str) -> None:
     long = lines_per_event(book_id, LONG)
     assert long <= 1.25 * short, (
         f"{book_id}: {long:.0f} engine lines per event after {LONG:,} events, "
+        f"{short:.0f} after {SHORT:,}: something walks the history")
+
+
+@pytest.mark.parametrize("book_id", list(KINDS))
+def test_refusing_an_appeal_does_not_grow_with_the_history(book_id: str) -> None:
+    """An appeal of an event that made no ruling (a refused report, a mistyped id) is
+    refused; telling whether that event was itself an appeal (then «final») must not walk
+    the season's rulings."""
+    appeals: list[Event] = [Appeal(id=f"a{k}", of=f"nothing{k}", outcome="upheld")
+                            for k in range(50)]
+    short = lines_per_event(book_id, SHORT, appeals)
+    long = lines_per_event(book_id, LONG, appeals)
+    assert long <= 1.25 * short, (
+        f"{book_id}: {long:.0f} engine lines per refused appeal after {LONG:,} events, "
         f"{short:.0f} after {SHORT:,}: something walks the history")

@@ -53,8 +53,9 @@ def overturn(state: EngineState, event_id: str, of: str, rulings: list[Ruling],
 
 
 def is_appeal(state: EngineState, event_id: str) -> bool:
-    """Whether an event was an appeal (looked for only when refusing: the history is long)."""
-    return any(r.event == event_id and r.cause == "appeal" for r in reversed(state.rulings))
+    """Whether an event was an appeal: made a ruling with `cause: appeal` (indexed as it was
+    recorded, so a refusal does not walk the season's rulings)."""
+    return event_id in state.appeal_events
 
 
 def correction(state: EngineState, ev: Correction) -> None:

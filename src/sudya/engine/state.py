@@ -65,6 +65,7 @@ class EngineState:
         self.last_seq = 0
         self.primary: dict[str, tuple[Ruling, ...]] = {}  # event -> the rulings it made
         self.resolutions: dict[str, list[Ruling]] = defaultdict(list)  # event -> decisions
+        self.appeal_events: dict[str, None] = {}  # events that were appeals (an ordered set)
         self.tournament_dates = {tournament.index: tournament.date}
         # repeats: (scope, subject, infraction) -> primary rulings with sanctions (or pending):
         # within this tournament all of them, oldest first (emptied by the next); across the
@@ -311,6 +312,9 @@ class EngineState:
         self.rulings.append(ruling)
         if ruling.cause not in NOT_PRIMARY:
             self.add_primary(ruling)
+        elif ruling.cause == "appeal":  # the decision on it is final: told without a walk
+            self.keep_key(self.appeal_events, ruling.event)
+            self.appeal_events[ruling.event] = None
         if ruling.infraction and (ruling.sanctions or ruling.pending) and \
                 ruling.cause not in ANSWERS:
             repeats.track(self, ruling)
