@@ -11,12 +11,15 @@ the rulebook is at hand; a parameter written `{"ru": …, "en": …}` is the rul
 from __future__ import annotations
 
 import functools
+import io
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.support import Translations
 
 from sudya import errors
 from sudya.engine.model import Reason
@@ -45,6 +48,24 @@ def catalogue(lang: str) -> dict[str, str]:
             cat = read_po(f, locale=lang)
         out.update({str(msg.id): str(msg.string) for msg in cat if msg.id and msg.string})
     return out
+
+
+PAGES = Path(__file__).resolve().parent / "locale"  # the pages' catalogue: `{lang}.po`
+
+
+@functools.cache
+def page_catalogue(lang: str) -> Translations:
+    """The catalogue of the pages, the reports and the CLI's tables (English msgids, the
+    Russian texts in `locale/ru.po`), compiled in memory; English: the msgids themselves."""
+    path = PAGES / f"{lang}.po"
+    if not path.exists():
+        return Translations()
+    with path.open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(fp=buf)
 
 
 def is_code(value: str) -> bool:

@@ -234,6 +234,10 @@ def test_results_and_standings(world: World) -> None:
     assert exported["standings"] == table
     text = world.sudya("standings", "-t", world.cup).ok().stdout
     assert "alice" in text and "bob" in text
+    # the headings as the standings page names them, in Russian; not the JSON's keys
+    heading = text.splitlines()[1]
+    assert "Игрок" in heading and "матчи" in heading
+    assert not {"matches", "status", "match_points"} & set(heading.replace("┃", " ").split())
 
 
 def test_history_across_series_with_valid_and_expired_marks(world: World) -> None:

@@ -367,6 +367,7 @@ def result(tournament: TournamentOpt,
 @app.command()
 def standings(tournament: TournamentOpt, as_json: JsonOpt = False, db: Db = None) -> None:
     """Положение участников. Standings computed from stored results and rulings."""
+    from sudya.messages import page_catalogue
     from sudya.services.queries import tournament_standings
 
     ledger = _ledger(db)
@@ -375,16 +376,28 @@ def standings(tournament: TournamentOpt, as_json: JsonOpt = False, db: Db = None
     if as_json:
         sys.stdout.write(json.dumps(table_data, ensure_ascii=False, indent=2) + "\n")
         return
+    # the columns named as the standings page names them (the pages' catalogue), a status
+    # in words; the JSON keeps the keys
+    words = page_catalogue(cli_lang()).gettext
+
+    def cell(column: str, value: Any) -> str:
+        if column == "status" and isinstance(value, str):
+            return words(value)
+        if isinstance(value, dict):
+            return ""  # a team's breakdown by player: the JSON has it, as the page leaves it
+        return "—" if value is None else str(value)
+
     rows = table_data["players"]
-    columns = [k for k in next(iter(rows.values()), {}) if k not in ("status",)]
-    table = Table("#", "игрок", *columns, "статус")
+    columns = list(next(iter(rows.values()), {}))
+    table = Table("#", words("Player"), *[words(c) for c in columns])
     for i, (player, row) in enumerate(rows.items(), start=1):
-        table.add_row(str(i), player, *[str(row[c]) for c in columns], row.get("status", ""))
+        table.add_row(str(i), player, *[cell(c, row.get(c)) for c in columns])
     out.print(table)
     if table_data.get("teams"):
-        teams = Table("команда", *next(iter(table_data["teams"].values())).keys())
+        team_columns = list(next(iter(table_data["teams"].values())))
+        teams = Table(words("Team"), *[words(c) for c in team_columns])
         for team, row in table_data["teams"].items():
-            teams.add_row(team, *[str(v) for v in row.values()])
+            teams.add_row(team, *[cell(c, row.get(c)) for c in team_columns])
         out.print(teams)
 
 

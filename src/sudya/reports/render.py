@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import io
 import logging
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from babel.dates import format_date, format_datetime
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import NullTranslations, Translations
 
 from sudya import __version__
+from sudya.messages import page_catalogue  # the web app's catalogue too (locale/ru.po)
 from sudya.report_views import DqReportView, JudgeReportView, PlayerRecordView, SlipsView
 from sudya.views import View
 
 HERE = Path(__file__).resolve().parent
 STYLESHEET = HERE / "report.css"
-# the page catalogue the web app uses too: English msgids, Russian texts (locale/ru.po)
-CATALOGUE = HERE.parent / "locale"
 TEMPLATES: dict[type[View], str] = {JudgeReportView: "judge.html", SlipsView: "slips.html",
                                     PlayerRecordView: "record.html", DqReportView: "dq.html"}
 
@@ -33,25 +28,12 @@ def register(view_type: type[View], template: str) -> None:
 
 
 @functools.cache
-def _translations(lang: str) -> NullTranslations:
-    path = CATALOGUE / f"{lang}.po"
-    if lang == "en" or not path.exists():
-        return NullTranslations()
-    with path.open("rb") as f:
-        catalog = read_po(f, locale=lang)
-    buf = io.BytesIO()
-    write_mo(buf, catalog)
-    buf.seek(0)
-    return Translations(fp=buf)
-
-
-@functools.cache
 def _env(lang: str) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                              autoescape=True, extensions=["jinja2.ext.i18n"],
                              trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
-    env.install_gettext_translations(_translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env.install_gettext_translations(page_catalogue(lang), newstyle=True)  # type: ignore[attr-defined]
     env.filters["date"] = lambda d: "—" if d is None else format_date(d, "medium", locale=lang)
     env.filters["time"] = lambda t: "—" if t is None else format_datetime(
         t, "short", locale=lang)

@@ -4,39 +4,25 @@ from __future__ import annotations
 
 import contextvars
 import datetime as dt
-import functools
-import io
-from pathlib import Path
 
 from babel.dates import format_date, format_datetime
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from babel.support import Translations
 
 from sudya.engine.model import Reason
 from sudya.errors import SudyaError
-from sudya.messages import reason_text, render, source_text
+from sudya.messages import page_catalogue, reason_text, render, source_text
 from sudya.rulebooks.schema import Rulebook
 
 LOCALES = ("ru", "en")
 DEFAULT = "ru"
-CATALOGUES = Path(__file__).resolve().parent.parent / "locale"
 
 current_lang: contextvars.ContextVar[str] = contextvars.ContextVar("lang", default=DEFAULT)
 
 
-@functools.cache
 def translations(lang: str) -> Translations:
-    """The catalogue for a language, compiled in memory from its .po file."""
-    path = CATALOGUES / f"{lang}.po"
-    if not path.exists():
-        return Translations()
-    with path.open("rb") as f:
-        catalog = read_po(f, locale=lang)
-    buf = io.BytesIO()
-    write_mo(buf, catalog)
-    buf.seek(0)
-    return Translations(fp=buf)
+    """The catalogue for a language (messages.page_catalogue: shared with the reports and
+    the CLI)."""
+    return page_catalogue(lang)
 
 
 def gettext(message: str, **params: object) -> str:
