@@ -14,7 +14,10 @@ round. Then measures, interleaved and `--repeat` times each (the median):
 - the same page made afresh: the first request after a change of the series (a result, a
   ruling), which makes the table again (`services.queries.TABLES` emptied before it); every
   later request until the next change finds it made. The results read before are kept
-  (`services.readback.ENTERED`), as after a change: a new result is the one row read.
+  (`services.readback.ENTERED`), as after a change: a new result is the one row read;
+- the head judge's dashboard (`GET /t/ID`, as the tournament's organiser), and the same made
+  afresh (`services.queries.RULINGS` emptied before it: the tournament's rulings read again,
+  as after a ruling is recorded).
 
 The last line is the page: `STANDINGS: X ms (goal 200 ms)`, with the made-afresh figure.
 
@@ -54,8 +57,9 @@ from sqlalchemy.orm import Session  # noqa: E402
 from sudya.db import models as m  # noqa: E402
 from sudya.db.migrate import upgrade  # noqa: E402
 from sudya.db.session import make_engine  # noqa: E402
+from sudya.services.accounts import add_user  # noqa: E402
 from sudya.services.ledger import Actor, Ledger  # noqa: E402
-from sudya.services.queries import TABLES, tournament_standings  # noqa: E402
+from sudya.services.queries import RULINGS, TABLES, tournament_standings  # noqa: E402
 from sudya.settings import Settings  # noqa: E402
 from sudya.web.app import create_app  # noqa: E402
 
@@ -63,6 +67,7 @@ INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
                "cards.looking-at-extra", "procedure.significant", "marked-cards.minor",
                "deck.careless-decklist"]
 GOAL_MS = 200
+ORGANISER_PASSWORD = "bench-organiser-password"
 
 
 def tournament(ledger: Ledger, name: str, day: dt.date, players: int, rounds: int,
@@ -136,23 +141,40 @@ def main() -> None:
         with Session(engine) as s:
             tournament_standings(s, tid)
 
+    # the head judge's dashboard is read as the tournament's organiser (a role that sees all)
+    with Session(engine) as s:
+        known = s.scalar(select(m.User.id).where(m.User.username == "bench-organiser"))
+    if known is None:
+        add_user(ledger, username="bench-organiser", password=ORGANISER_PASSWORD,
+                 roles=[(tid, "organiser")])
     app = create_app(Settings(database_url=url), engine=engine)
     with TestClient(app) as client:
-        def get(path: str) -> Callable[[], None]:
+        signed = client.post("/api/v1/login", json={"username": "bench-organiser",
+                                                     "password": ORGANISER_PASSWORD})
+        signed.raise_for_status()
+        bearer = {"authorization": f"Bearer {signed.json()['token']}"}
+
+        def get(path: str, headers: dict[str, str] | None = None) -> Callable[[], None]:
             def call() -> None:
-                response = client.get(path)
+                response = client.get(path, headers=headers)
                 assert response.status_code == 200, (path, response.status_code)
             return call
 
         page, api = get(f"/t/{tid}/standings"), get(f"/api/v1/tournaments/{tid}/standings")
+        dashboard = get(f"/t/{tid}", bearer)
         shown = client.get(f"/t/{tid}/standings").text
         assert "p0" in shown or "Игрок" in shown
         def afresh() -> None:
             TABLES.clear()
             page()
 
+        def dashboard_afresh() -> None:
+            RULINGS.clear()
+            dashboard()
+
         measures: dict[str, Callable[[], None]] = {
-            "baseline": baseline, "whole": whole, "api": api, "page": page, "afresh": afresh}
+            "baseline": baseline, "whole": whole, "api": api, "page": page, "afresh": afresh,
+            "dashboard": dashboard, "dashboard_afresh": dashboard_afresh}
         for call in measures.values():  # warm: the rulebook, the templates, the pool
             call()
         took: dict[str, list[float]] = {name: [] for name in measures}
@@ -169,6 +191,10 @@ def main() -> None:
                        ("page", "the standings page, first 100 players"),
                        ("afresh", "the page made afresh (the first request after a change)")):
         print(f"{what}: {ms[name]:.1f} ms = {ms[name] / ms['baseline']:.1f} x baseline")
+    print(f"the head judge's dashboard: {ms['dashboard']:.1f} ms = "
+          f"{ms['dashboard'] / ms['baseline']:.1f} x baseline; its first request after a change "
+          f"of the series (the rulings read again): {ms['dashboard_afresh']:.1f} ms = "
+          f"{ms['dashboard_afresh'] / ms['baseline']:.1f} x baseline")
     print(f"STANDINGS: {ms['page']:.0f} ms, made afresh {ms['afresh']:.0f} ms "
           f"(goal {GOAL_MS} ms)")
 
