@@ -78,6 +78,12 @@ class EngineState:
         self.held: dict[str, dict[str, list[Sanction]]] = {}
         # validity: subject -> kind (None: any punishment) -> the last day it holds one
         self.until: dict[str, dict[str | None, dt.date]] = {}
+        # validity: while the rulebook never asks what subjects hold (validity.reads_held),
+        # the sanctions given meanwhile, and from which of them on each edition was in force
+        self.tracks_held = validity.reads_held(rulebook)
+        self.untracked: list[Sanction] = []
+        self.untracked_books: list[tuple[int, Rulebook]] = \
+            [] if self.tracks_held else [(0, rulebook)]
         self.windows: dict[tuple[dt.date, Any], dt.date] = {}
         # tournament-scoped pools: stacking, conversions, status sanctions (who is out)
         self.stack: dict[str, list[Sanction]] = defaultdict(list)
@@ -197,6 +203,13 @@ class EngineState:
         self.keep(self.note_cache)
         windows_change = rulebook.validity != self.book.validity
         self.book = rulebook
+        reads = validity.reads_held(rulebook)
+        if reads and not self.tracks_held:  # it asks what subjects hold: they are tracked
+            validity.track_untracked(self)
+        elif not reads:
+            self.keep(self.untracked_books)
+            self.untracked_books.append((len(self.untracked), rulebook))
+        self.tracks_held = reads
         if windows_change:  # pending rulings count while the new edition's window lasts
             repeats.rewindow(self)
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
@@ -340,7 +353,7 @@ class EngineState:
         self.last_seq += 1
         s.seq = self.last_seq
         s.ruling = ruling
-        validity.track_until(self, s)
+        validity.register(self, s)
         if s.status:
             self.entry(self.out, s.subject).append(s)
             if s.scope == "series":

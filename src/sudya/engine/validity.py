@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from sudya.engine.model import FOREVER, Sanction
 from sudya.errors import RuleError
-from sudya.rulebooks.schema import SanctionKind
+from sudya.rulebooks.schema import Rulebook, SanctionKind
 
 if TYPE_CHECKING:
     from sudya.engine.state import EngineState
@@ -105,8 +105,42 @@ def _last_day(s: Sanction) -> dt.date:
     return FOREVER if s.valid_until is None else s.valid_until
 
 
-def track_until(state: EngineState, s: Sanction) -> None:
-    """Extend what the sanction's subject holds to the sanction's last valid day."""
+def reads_held(book: Rulebook) -> bool:
+    """Whether a rulebook asks what a subject holds: aggravation, a kind `lost_while` another
+    is held, accumulation (a rule does not fire while the team holds what it gave)."""
+    return book.aggravation is not None or bool(book.accumulation) or any(
+        k.lost_while is not None for k in book.sanctions)
+
+
+def register(state: EngineState, s: Sanction) -> None:
+    """A new sanction: what its subject holds is extended to it, or, while the rulebook in
+    force never asks (`reads_held`), it waits in `state.untracked` (an edition that asks
+    tracks them then: `track_untracked`), which costs a replay an append, not the index."""
+    if state.tracks_held:
+        track_until(state, s)
+    else:
+        state.keep_len(state.untracked)
+        state.untracked.append(s)
+
+
+def track_untracked(state: EngineState) -> None:
+    """Track the sanctions that waited, in the order they were given, as `track_until` would
+    have then: with the editions they were given under (whether a kind is a flag), the
+    revoked ones left out (a revocation only ever took a sanction off the end of a list)."""
+    books = state.untracked_books
+    for i, s in enumerate(state.untracked):
+        if not s.revoked:
+            book = next(b for start, b in reversed(books) if start <= i)
+            track_until(state, s, book.kind(s.kind).flag)
+    state.keep(state.untracked)
+    state.keep(state.untracked_books)
+    state.untracked.clear()
+    state.untracked_books.clear()
+
+
+def track_until(state: EngineState, s: Sanction, flag: bool | None = None) -> None:
+    """Extend what the sanction's subject holds to the sanction's last valid day (`flag`:
+    whether its kind is a flag for officials, if not the edition in force's)."""
     until = _last_day(s)
     subject, kind = s.subject, s.kind
     # the subject's sanctions of this kind, by their last valid day: what it holds after a
@@ -133,7 +167,9 @@ def track_until(state: EngineState, s: Sanction) -> None:
     state.keep(held)
     if last is None or last < until:
         held[kind] = until
-    if not state.book.kind(kind).flag and held.get(None, dt.date.min) < until:
+    if flag is None:
+        flag = state.book.kind(kind).flag
+    if not flag and held.get(None, dt.date.min) < until:
         held[None] = until
 
 
