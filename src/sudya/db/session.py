@@ -136,6 +136,15 @@ class UnitOfWork:
 
 
 def session_factory(engine: Engine, *, write: bool = False) -> sessionmaker[Session]:
-    """Sessions for reading, or (write=True) for one writing transaction each."""
-    bind = engine.execution_options(**{WRITE: True} if write else {READ: True})
-    return sessionmaker(bind, expire_on_commit=False)
+    """Sessions for reading, or (write=True) for one writing transaction each.
+
+    A read session holds no transaction: on SQLite it sends no BEGIN (`_sqlite_begin`), on
+    PostgreSQL its connection is in autocommit. Each statement then reads the newest commit,
+    as it does in a READ COMMITTED transaction, and a request's reads cost no BEGIN and no
+    ROLLBACK (two round trips each). What must hold together is written in a writing one."""
+    if write:
+        return sessionmaker(engine.execution_options(**{WRITE: True}), expire_on_commit=False)
+    options: dict[str, Any] = {READ: True}
+    if engine.dialect.name != "sqlite":
+        options["isolation_level"] = "AUTOCOMMIT"
+    return sessionmaker(engine.execution_options(**options), expire_on_commit=False)

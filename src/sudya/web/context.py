@@ -9,7 +9,6 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
@@ -101,9 +100,9 @@ class Ctx:
 
 async def get_ctx(request: Request) -> AsyncIterator[Ctx]:
     """The request's context (its session and user are read on first use; services open
-    their own transactions). A session that was opened is closed at the end: on SQLite on
-    the event loop (a read session holds no transaction there, so nothing is sent), on a
-    server database in the thread pool (its ROLLBACK is a round trip)."""
+    their own transactions). A session that was opened is closed at the end, on the event
+    loop: a read session holds no transaction (db.session.session_factory), so nothing is
+    sent to the database."""
     token = request.cookies.get(COOKIE)
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
@@ -112,12 +111,7 @@ async def get_ctx(request: Request) -> AsyncIterator[Ctx]:
     try:
         yield ctx
     finally:
-        if ctx._session is not None:
-            ledger: Ledger = request.app.state.ledger
-            if ledger.db.dialect.name == "sqlite":
-                ctx.close()
-            else:
-                await run_in_threadpool(ctx.close)
+        ctx.close()
 
 
 def forbid(message: str) -> AuthError:
