@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from sudya.services.demo import PASSWORD
+from sudya.web.app import GZIP_FROM
 from sudya.web.assets import IMMUTABLE, SHORT
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "sudya" / "web" / "static"
@@ -53,7 +54,7 @@ def test_pages_styles_and_scripts_are_gzipped(signed_in: SignIn) -> None:
     for url in urls:
         r, wire, _text = transferred(judge, url)
         assert r.status_code == 200, url
-        if (STATIC / original(url)).stat().st_size >= 500:
+        if (STATIC / original(url)).stat().st_size >= GZIP_FROM:
             assert r.headers["content-encoding"] == "gzip", url
             assert wire < (STATIC / original(url)).stat().st_size, url
     htmx = next(u for u in urls if "htmx-2" in u)
@@ -69,7 +70,7 @@ def test_json_is_gzipped_and_small_answers_are_not(client: TestClient) -> None:
     r = client.get("/api/v1/openapi.json", headers=GZIP)
     assert r.status_code == 200 and r.headers["content-encoding"] == "gzip"
     small = client.get("/api/v1/tournaments/999999", headers=GZIP)  # a short refusal
-    assert len(small.content) < 500 and "content-encoding" not in small.headers
+    assert len(small.content) < GZIP_FROM and "content-encoding" not in small.headers
 
 
 def test_the_event_stream_is_not_gzipped(app: FastAPI, client: TestClient) -> None:

@@ -37,6 +37,7 @@ HERE = Path(__file__).parent
 # (result.entered); a write that waited longer than
 # SUDYA_WRITE_TIMEOUT for its series' turn recorded nothing and may be sent again; a
 # scenario with more events than the caller may replay is too large
+GZIP_FROM = 1400  # bytes: a body smaller than this fits in one TCP segment (MSS ≈ 1448)
 STATUS = {"key.reused": 409, "ledger.busy": 503, "replay.too-many-events": 413,
           "replay.too-many-events-anonymous": 413, "result.entered": 409}
 # how long a refused write is told to wait (Retry-After): the queue it met was stuck for the
@@ -103,9 +104,10 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.state.assets = assets = Assets(HERE / "static")  # hashed once, at startup
     app.state.templates = templates(assets)
     # HTML, CSS, JS and JSON compressed (htmx is 52 KB, 16 KB gzipped); not the event stream
-    # (Starlette leaves text/event-stream alone) nor what is under 500 bytes. Innermost: the
-    # middleware below streams every body, and gzip would then take even the smallest
-    app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
+    # (Starlette leaves text/event-stream alone) nor what fits in one packet anyway (a
+    # recorded ruling's answer, 0.4–1.3 KB: gzip would only cost both ends CPU). Innermost:
+    # the middleware below streams every body, and gzip would then take even the smallest
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_FROM, compresslevel=6)
     app.add_middleware(RequestLimits)  # inside the next one: its headers and language apply
 
     app.add_middleware(LanguageAndHeaders)
