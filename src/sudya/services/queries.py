@@ -166,13 +166,15 @@ RULINGS: Kept[tuple[Any, ...], list[dict[str, Any]]] = Kept(32)
 _MARKS = (select(m.Tournament.series_id, m.Tournament.edition, m.Series.rulebook,
                  m.Series.last_seq, m.Series.chain_head)
           .join(m.Series, m.Series.id == m.Tournament.series_id))
+_MARKS_OF = _MARKS.where(m.Tournament.id == bindparam("tournament"))
 
 
 def _marks(s: Session, tournament_id: int) -> Row[Any]:
     """What a tournament's series holds now (its series, edition, rulebook, last event and
     chain head): read before the rows a kept table or list is made from."""
-    marks = s.execute(_MARKS.where(m.Tournament.id == tournament_id)).first() \
-        if 0 < tournament_id <= BIGGEST_ID else None
+    rows = plain_rows(s, _MARKS_OF, {"tournament": tournament_id}) \
+        if 0 < tournament_id <= BIGGEST_ID else ()
+    marks = rows[0] if rows else None
     if marks is None:
         raise LedgerError("tournament.unknown", field="tournament", tournament=tournament_id)
     return marks
