@@ -353,7 +353,11 @@ class EngineState:
         self.last_seq += 1
         s.seq = self.last_seq
         s.ruling = ruling
-        validity.register(self, s)
+        if self.tracks_held:
+            validity.track_until(self, s)
+        else:  # no edition so far asks what subjects hold: tracked when one does
+            self.keep_len(self.untracked)
+            self.untracked.append(s)
         if s.status:
             self.entry(self.out, s.subject).append(s)
             if s.scope == "series":

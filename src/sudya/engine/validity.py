@@ -112,21 +112,12 @@ def reads_held(book: Rulebook) -> bool:
         k.lost_while is not None for k in book.sanctions)
 
 
-def register(state: EngineState, s: Sanction) -> None:
-    """A new sanction: what its subject holds is extended to it, or, while the rulebook in
-    force never asks (`reads_held`), it waits in `state.untracked` (an edition that asks
-    tracks them then: `track_untracked`), which costs a replay an append, not the index."""
-    if state.tracks_held:
-        track_until(state, s)
-    else:
-        state.keep_len(state.untracked)
-        state.untracked.append(s)
-
-
 def track_untracked(state: EngineState) -> None:
-    """Track the sanctions that waited, in the order they were given, as `track_until` would
-    have then: with the editions they were given under (whether a kind is a flag), the
-    revoked ones left out (a revocation only ever took a sanction off the end of a list)."""
+    """Track the sanctions that waited in `state.untracked` while the editions in force never
+    asked what subjects hold (a replay paid an append for each, not the index), in the order
+    they were given, as `track_until` would have then: with the editions they were given
+    under (whether a kind is a flag), the revoked ones left out (a revocation only ever took
+    a sanction off the end of a list)."""
     books = state.untracked_books
     for i, s in enumerate(state.untracked):
         if not s.revoked:
@@ -167,8 +158,7 @@ def track_until(state: EngineState, s: Sanction, flag: bool | None = None) -> No
     state.keep(held)
     if last is None or last < until:
         held[kind] = until
-    if flag is None:
-        flag = state.book.kind(kind).flag
+    flag = state.book.kind(kind).flag if flag is None else flag
     if not flag and held.get(None, dt.date.min) < until:
         held[None] = until
 
