@@ -488,6 +488,16 @@ class TournamentSummaryView(TournamentBrief):
         return [p.handle for p in self.players]
 
 
+class PeopleNamesView(View):
+    """Everyone's display name and the teams with their members: what a page shows of a
+    tournament's people when it has read its players already (the same two fields as
+    `TournamentSummaryView`, without the rest of the summary)."""
+
+    teams: dict[str, list[str]]
+    names: dict[str, str] = Field(description="handle -> display name, of every player "
+                                  "and team.")
+
+
 class UserView(View):
     """A signed-in account: who it is, and the player it is (if any)."""
 

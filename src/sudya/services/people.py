@@ -32,7 +32,7 @@ from sudya.errors import SudyaError
 from sudya.services.imports import ImportRejected
 from sudya.services.ledger import Actor, Ledger, LedgerError
 from sudya.services.readback import plain_rows
-from sudya.views import PairingsView, PairingView, PersonView, SideView
+from sudya.views import PairingsView, PairingView, PeopleNamesView, PersonView, SideView
 
 PLAYER_COLUMNS = ("table", "player_a", "player_b")
 TEAM_COLUMNS = ("table", "team_a", "team_b")
@@ -180,6 +180,19 @@ def display_names(s: Session, *, tournament: int,
         if e.team is not None:
             names.setdefault(e.team, e.team_name or e.team)
     return names
+
+
+def people_names(people: list[PersonView]) -> PeopleNamesView:
+    """The display names and teams of players already read (`tournament_people`,
+    `round_tables`), as `queries.tournament_summary` gives them, without reading them again."""
+    names: dict[str, str] = {}
+    teams: dict[str, list[str]] = {}
+    for p in people:
+        names[p.handle] = p.name
+        if p.team is not None:
+            teams.setdefault(p.team, []).append(p.handle)
+            names.setdefault(p.team, p.team_name or p.team)
+    return PeopleNamesView(names=names, teams=teams)
 
 
 def round_pairings(s: Session, *, tournament: int, round: int | None = None) -> PairingsView:
@@ -371,6 +384,7 @@ def import_pairings(ledger: Ledger, *, tournament: int, round: int, text: str,
 
 
 __all__ = ["fold", "current_round", "pairing_rounds", "tournament_people", "search_people",
-           "display_names", "person_name", "round_pairings", "round_tables", "set_names",
+           "display_names", "person_name", "people_names", "round_pairings", "round_tables",
+           "set_names",
            "read_pairings_file", "decode_upload", "import_pairings", "ImportRejected",
            "PLAYER_COLUMNS", "TEAM_COLUMNS"]

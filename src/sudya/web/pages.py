@@ -20,7 +20,7 @@ from sudya.services.clock import round_clock
 from sudya.services.incidents import waiting as incidents_waiting
 from sudya.services.ledger import LedgerError
 from sudya.services.matches import standing_events
-from sudya.services.people import display_names, person_name
+from sudya.services.people import display_names, people_names, person_name
 from sudya.services.queries import (
     all_tournaments,
     person_history,
@@ -32,6 +32,7 @@ from sudya.services.queries import (
 from sudya.services.readback import stored_reason
 from sudya.services.recording import series_incident_notes
 from sudya.services.statements import dq_events
+from sudya.views import PeopleNamesView, TournamentSummaryView
 from sudya.web import i18n, views
 from sudya.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
 from sudya.web.pages_audit import check_view
@@ -105,7 +106,13 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None,
     t, book, roles = ctx.tournament(tid)
     if not roles.names:
         raise forbid(_("You have no role in this tournament."))
-    summary = tournament_summary(ctx.session, tid)
+    # the current round's tables, the players found (?q=), what waits for the head judge;
+    # the names and teams shown come from the players read for the tables (for a player,
+    # who sees no tables, from the tournament's summary)
+    board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))
+    people = board.pop("people")
+    summary: TournamentSummaryView | PeopleNamesView = (
+        people_names(people) if people is not None else tournament_summary(ctx.session, tid))
     every = rulings_json(ctx.session, tid)
     if not roles.can("view-all"):
         every = [r for r in every if r["subject"] == roles.person]
@@ -129,8 +136,6 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None,
     notice = record_notice(ctx, tid, book, [ready[id(r)] for r in about], told,
                            undone=bool(undone), may_undo=roles.can("decide"))
     clock = round_clock(ctx.session, t.id)
-    # the current round's tables, the players found (?q=), what waits for the head judge
-    board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))
     board["waiting"] = {"appeals": appeals_waiting(ctx.session, tid)
                         if roles.can("hear-appeals") else None,
                         "incidents": incidents_waiting(ctx.session, tournament=tid)

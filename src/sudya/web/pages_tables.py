@@ -75,13 +75,14 @@ def _tables(t: TournamentView, pairings: PairingsView, people: list[PersonView]
 
 def dashboard_context(ctx: Ctx, t: TournamentView, roles: Roles, q: str) -> dict[str, Any]:
     """What the dashboard shows of tables and people: the current round's tables, and the
-    players found by `q` (everyone in a small tournament, nobody yet in a large one)."""
+    players found by `q` (everyone in a small tournament, nobody yet in a large one); and
+    `people`, the players as read for them (None for a player, who sees no tables)."""
     if not roles.can("view-all"):
-        return {"tables": None, "found": None, "q": q}
+        return {"tables": None, "found": None, "q": q, "people": None}
     pairings, people = round_tables(ctx.session, tournament=t.id)
     return {"tables": {"round": pairings.round, "tables": _tables(t, pairings, people),
                        "paired": bool(pairings.tables)},
-            "q": q, **_found(ctx, t, q, people, pairings.round)}
+            "q": q, **_found(ctx, t, q, people, pairings.round), "people": people}
 
 
 def _found(ctx: Ctx, t: TournamentView, q: str, people: list[PersonView] | None,
