@@ -15,16 +15,17 @@ import io
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.support import Translations
 
 from sudya import errors
 from sudya.engine.model import Reason
 from sudya.errors import SudyaError
 from sudya.rulebooks.schema import Rulebook
+
+if TYPE_CHECKING:
+    from babel.support import Translations
 
 LANGS = ("ru", "en")
 CATALOGUES = Path(__file__).resolve().parent / "locale" / "codes"
@@ -56,7 +57,11 @@ PAGES = Path(__file__).resolve().parent / "locale"  # the pages' catalogue: `{la
 @functools.cache
 def page_catalogue(lang: str) -> Translations:
     """The catalogue of the pages, the reports and the CLI's tables (English msgids, the
-    Russian texts in `locale/ru.po`), compiled in memory; English: the msgids themselves."""
+    Russian texts in `locale/ru.po`), compiled in memory; English: the msgids themselves.
+    (Babel's compiler is imported here: most CLI commands never need it.)"""
+    from babel.messages.mofile import write_mo
+    from babel.support import Translations
+
     path = PAGES / f"{lang}.po"
     if not path.exists():
         return Translations()
