@@ -376,8 +376,9 @@ R = TypeVar("R")
 class Gate:
     """A write route's access check, made on the route's own trip to the thread pool: a trip
     costs 55-140 µs of CPU here (quiet or loaded machine, `run_in_threadpool` on uvloop), and
-    a `def` dependency before a `def` route is two. The route is `async` and runs its work through `run`, which checks
-    first (the work cannot be reached without the check, nor the check skipped)."""
+    a `def` dependency before a `def` route is two. The route is `async` and runs its work
+    through `run`, which checks first (the work cannot be reached without the check, nor the
+    check skipped)."""
 
     def __init__(self, check: Callable[[], Access]) -> None:
         self._check = check
