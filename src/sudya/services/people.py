@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,23 +175,28 @@ def display_names(s: Session, *, tournament: int,
     """handle -> display name of every player and team of the tournament (`only`: of those
     of these handles, players or teams: a page of a large table names its own lines)."""
     entries = _entries(s, tournament, only)
-    names = {e.handle: e.name for e in entries}
-    for e in entries:
-        if e.team is not None:
-            names.setdefault(e.team, e.team_name or e.team)
-    return names
+    return names_and_teams((e.handle, e.name, e.team, e.team_name) for e in entries)[0]
+
+
+def names_and_teams(rows: Iterable[tuple[str, str, str | None, str | None]]
+                    ) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """From (handle, display name, team, team's name) rows in entry order: handle -> display
+    name of every player and team (a player's own name wins over a team's of the same handle;
+    a team without a name is named by its handle), and each team's players in entry order."""
+    names: dict[str, str] = {}
+    teams: dict[str, list[str]] = {}
+    for handle, name, team, team_name in rows:
+        names[handle] = name
+        if team is not None:
+            teams.setdefault(team, []).append(handle)
+            names.setdefault(team, team_name or team)
+    return names, teams
 
 
 def people_names(people: list[PersonView]) -> PeopleNamesView:
     """The display names and teams of players already read (`tournament_people`,
     `round_tables`), as `queries.tournament_summary` gives them, without reading them again."""
-    names: dict[str, str] = {}
-    teams: dict[str, list[str]] = {}
-    for p in people:
-        names[p.handle] = p.name
-        if p.team is not None:
-            teams.setdefault(p.team, []).append(p.handle)
-            names.setdefault(p.team, p.team_name or p.team)
+    names, teams = names_and_teams((p.handle, p.name, p.team, p.team_name) for p in people)
     return PeopleNamesView(names=names, teams=teams)
 
 
@@ -384,7 +389,7 @@ def import_pairings(ledger: Ledger, *, tournament: int, round: int, text: str,
 
 
 __all__ = ["fold", "current_round", "pairing_rounds", "tournament_people", "search_people",
-           "display_names", "person_name", "people_names", "round_pairings", "round_tables",
-           "set_names",
+           "display_names", "names_and_teams", "person_name", "people_names", "round_pairings",
+           "round_tables", "set_names",
            "read_pairings_file", "decode_upload", "import_pairings", "ImportRejected",
            "PLAYER_COLUMNS", "TEAM_COLUMNS"]

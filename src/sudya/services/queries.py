@@ -18,7 +18,7 @@ from sudya.messages import reason_text
 from sudya.rulebooks import loader
 from sudya.services.common import Kept
 from sudya.services.ledger import LedgerError
-from sudya.services.people import display_names, fold
+from sudya.services.people import display_names, fold, names_and_teams
 from sudya.services.readback import (
     SETTLING,
     plain_rows,
@@ -71,19 +71,14 @@ def tournament_summary(s: Session, tournament_id: int) -> TournamentSummaryView:
     """A tournament with its people and judges: one query of its entries (players, teams
     and display names) and one of its staff; its rulings are not read (`rulings_json`)."""
     t = _tournament(s, tournament_id)
-    players: list[EntrantView] = []
-    teams: dict[str, list[str]] = {}
-    names: dict[str, str] = {}
-    for handle, name, team, team_name in plain_rows(
-            s, select(m.Person.handle, m.Person.name, m.Team.handle, m.Team.name)
-            .join(m.Entry, m.Entry.person_id == m.Person.id)
-            .outerjoin(m.Team, m.Team.id == m.Entry.team_id)
-            .where(m.Entry.tournament_id == t.id).order_by(m.Entry.id)):
-        names[handle] = name or handle
-        players.append(EntrantView(handle=handle, name=name or handle, team=team))
-        if team is not None:
-            teams.setdefault(team, []).append(handle)
-            names.setdefault(team, team_name or team)
+    rows = [(handle, name or handle, team, team_name) for handle, name, team, team_name
+            in plain_rows(s, select(m.Person.handle, m.Person.name, m.Team.handle, m.Team.name)
+                          .join(m.Entry, m.Entry.person_id == m.Person.id)
+                          .outerjoin(m.Team, m.Team.id == m.Entry.team_id)
+                          .where(m.Entry.tournament_id == t.id).order_by(m.Entry.id))]
+    players = [EntrantView(handle=handle, name=name, team=team)
+               for handle, name, team, _team_name in rows]
+    names, teams = names_and_teams(rows)
     judges = [JudgeView(handle=handle, name=name, role=role, official=official)
               for handle, name, role, official in plain_rows(
                   s, select(m.Staff.handle, m.Staff.name, m.Staff.role, m.Staff.official)
