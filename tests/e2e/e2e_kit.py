@@ -96,6 +96,16 @@ def demo_server(folder: Path) -> Iterator[Server]:
         log.close()
 
 
+def wait_until(page: Page, expression: str, timeout_ms: float = 30_000) -> None:
+    """Wait until a JavaScript expression is true in the page. Polled with `evaluate` (sent
+    over the debugging protocol): `wait_for_function`'s polling evals its string in the page,
+    which the pages' Content-Security-Policy refuses whenever the first look finds it false."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while page.evaluate(expression) is not True:
+        assert time.monotonic() < deadline, f"not true in time: {expression}"
+        page.wait_for_timeout(100)
+
+
 def shot(page: Page, name: str) -> Path:
     """A full-page screenshot in artifacts/screenshots/NAME.png."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -9,16 +9,25 @@ watched: none may leave 127.0.0.1.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from e2e_kit import BERSERK, PHONE, Server, demo_server, need_chromium, shot, sign_in
+from e2e_kit import (
+    BERSERK,
+    PHONE,
+    Server,
+    demo_server,
+    need_chromium,
+    shot,
+    sign_in,
+    wait_until,
+)
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 LIVE = 5_000  # ms: a change shows on the other phone within this (the promise is ~2 s)
+CONTROLLED = "!!(navigator.serviceWorker && navigator.serviceWorker.controller)"
 
 
 @pytest.fixture(scope="module")
@@ -105,25 +114,14 @@ def test_a_ruling_shows_on_the_other_judges_dashboard_without_a_reload(
     assert head.evaluate("window.notReloaded") is True
 
 
-def controlled(page: Page, timeout_ms: float) -> None:
-    """Wait until the service worker controls the page. Polled with `evaluate` (sent over the
-    debugging protocol): `wait_for_function`'s polling evals its string in the page, which the
-    pages' Content-Security-Policy refuses whenever the first look finds it still false."""
-    deadline = time.monotonic() + timeout_ms / 1000
-    expression = "!!(navigator.serviceWorker && navigator.serviceWorker.controller)"
-    while page.evaluate(expression) is not True:
-        assert time.monotonic() < deadline, "no service worker controls the page"
-        page.wait_for_timeout(100)
-
-
 def test_a_confirm_while_offline_is_kept_and_recorded_once_when_back(
         phone: Callable[[str], Page]) -> None:
     judge = phone("sudya")
     judge.goto(f"/t/{BERSERK}")
-    controlled(judge, LIVE)
+    wait_until(judge, CONTROLLED, LIVE)
     before = len(rulings_of(judge, "gleb"))
     open_preview(judge, "gleb")
-    controlled(judge, 30_000)
+    wait_until(judge, CONTROLLED)
 
     judge.context.set_offline(True)
     confirm = judge.get_by_role("button", name="Подтвердить и записать")

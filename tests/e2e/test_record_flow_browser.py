@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from e2e_kit import BERSERK, PHONE, Server, recorded_event, rulings_in_db, shot
+from e2e_kit import BERSERK, PHONE, Server, recorded_event, rulings_in_db, shot, wait_until
 from playwright.sync_api import Locator, Page, Route, expect
 
 SignedIn = Callable[..., Page]
@@ -158,9 +158,9 @@ def test_the_confirm_button_is_on_the_screen_after_a_preview(signed_in: SignedIn
     expect(page.get_by_role("heading", name="Решение", exact=True)).to_be_visible()
     confirm = confirm_button(page)
     expect(confirm).to_be_visible()
-    page.wait_for_function("() => { const b = document.querySelector('button.confirm');"
-                           " const r = b && b.getBoundingClientRect();"
-                           " return r && r.top >= 0 && r.bottom <= innerHeight; }")
+    wait_until(page, "(() => { const b = document.querySelector('button.confirm');"
+                     " const r = b && b.getBoundingClientRect();"
+                     " return !!r && r.top >= 0 && r.bottom <= innerHeight; })()")
     assert on_screen(confirm)
     # the confirm stays on the screen while the judge reads the ruling's explanation
     page.mouse.wheel(0, 300)
