@@ -12,7 +12,9 @@ offences count for the tournament (002) or while one of their sanctions is valid
 Shape: functions on the shared `EngineState` (state.py). Per (scope, subject, infraction):
 within a tournament, the list of earlier rulings (short); across the series, a `Tally` of
 those that may still count with the day each stops, kept as rulings are made, revoked and
-decided, so a report's work does not grow with the subject's history.
+decided, so a report's work does not grow with the subject's history. Most subjects offend
+once per infraction: their tally is that ruling itself (a `Tally` is made at the second),
+whose last day and sums are found from it when asked.
 """
 
 from __future__ import annotations
@@ -51,6 +53,12 @@ class Tally(NamedTuple):
     later than its day; `sums`: the numeric details of the rulings with sanctions (a pending
     one has none, and leaves when decided) for `earlier_<detail>`. So a report asks "how
     many, and what sums" without walking the subject's history, however long it is.
+
+    What a tally answers depends only on which rulings are left in `live` and their last
+    days now: one drops out when asked on a day past its last (or when it stops counting at
+    all). So a tally of one ruling is kept as the ruling itself (`state.tallies` holds a
+    `Ruling` or a `Tally`; None once that ruling dropped out): the same answers, without
+    the four containers (a season's most numerous objects).
     """
 
     live: dict[int, Ruling]
@@ -73,15 +81,46 @@ def track(state: EngineState, ruling: Ruling) -> None:
     if end is None:
         return
     tally = state.tallies.get(key)
-    if tally is None:
+    if tally is None:  # the subject's first that counts: the ruling stands for its tally
         state.keep_key(state.tallies, key)
-        tally = state.tallies[key] = Tally({}, [], {})
+        state.tallies[key] = ruling
+        return
+    if isinstance(tally, Ruling):  # the second: a tally of both
+        tally = _promote(state, key, tally)
     state.keep(tally.live)
     tally.live[ruling.seq] = ruling
     if ruling.sanctions:
         state.keep(tally.sums)
         _add_details(tally.sums, ruling.details, 1)
     _push(state, tally, end, ruling.seq)
+
+
+def _promote(state: EngineState, key: tuple[int, str, str], only: Ruling) -> Tally:
+    """The tally a lone ruling stood for, made when a second joins it: as it would be had it
+    been made with the first (a tally holds no more than its rulings and their days)."""
+    tally = Tally({}, [], {})
+    end = last_day(state, only)
+    if end is not None:  # (it has: a ruling that stops counting leaves at once)
+        tally.live[only.seq] = only
+        if only.sanctions:
+            _add_details(tally.sums, only.details, 1)
+        tally.ends.append((end, only.seq))
+    state.keep_key(state.tallies, key)
+    state.tallies[key] = tally
+    return tally
+
+
+def _drop_only(state: EngineState, key: tuple[int, str, str], only: Ruling) -> None:
+    """A lone ruling stops counting: its tally is empty (None), as if it had never been, or
+    what its sums were left with (a float's x - x may leave no 0: an empty Tally keeps that)."""
+    sums: dict[str, Any] = {}
+    if only.sanctions:
+        _add_details(sums, only.details, 1)
+        _add_details(sums, only.details, -1)
+    left = None if all(type(v) is int and v == 0 for v in sums.values()) else \
+        Tally({}, [], sums)
+    state.keep_key(state.tallies, key)
+    state.tallies[key] = left
 
 
 def _push(state: EngineState, tally: Tally, end: dt.date, seq: int) -> None:
@@ -131,8 +170,13 @@ def last_day(state: EngineState, ruling: Ruling) -> dt.date | None:
 def changed(state: EngineState, ruling: Ruling) -> None:
     """A ruling was revoked or decided, or one of its sanctions revoked: it leaves its tally,
     or counts until an earlier day now (its entry in `ends` pushed again)."""
-    tally = state.tallies.get((SERIES, ruling.subject, ruling.infraction or ""))
-    if tally is None or ruling.seq not in tally.live:
+    key = (SERIES, ruling.subject, ruling.infraction or "")
+    tally = state.tallies.get(key)
+    if tally is ruling:
+        if last_day(state, ruling) is None:
+            _drop_only(state, key, ruling)
+        return
+    if tally is None or isinstance(tally, Ruling) or ruling.seq not in tally.live:
         return
     end = last_day(state, ruling)
     if end is None:
@@ -145,7 +189,13 @@ def rewindow(state: EngineState) -> None:
     """A new edition's windows: a pending ruling counts while the window of the edition in
     force lasts, so every ruling's last day is found again (once per edition that changes
     them)."""
-    for tally in state.tallies.values():
+    for key, tally in state.tallies.items():
+        if isinstance(tally, Ruling):
+            if last_day(state, tally) is None:
+                _drop_only(state, key, tally)  # a value set, no key added: iterating goes on
+            continue
+        if tally is None:
+            continue
         ends = []
         for ruling in list(tally.live.values()):
             end = last_day(state, ruling)
@@ -162,6 +212,8 @@ def indexed(state: EngineState, key: tuple[int, str, str]) -> list[Ruling]:
     """The rulings indexed for repeats under `key`: every one within a tournament, those that
     may still count across the series."""
     tally = state.tallies.get(key)
+    if isinstance(tally, Ruling):
+        return [tally]
     if tally is not None:
         return list(tally.live.values())
     return state.by_infraction.get(key, [])
@@ -172,7 +224,10 @@ def earlier(state: EngineState, inf: Infraction, subject: str, day: dt.date,
     """The subject's earlier rulings for `inf` that still count; sets `earlier_*` names."""
     key = (state.scope(), subject, inf.id)
     if state.book.repeats.scope == "validity":
-        return _from_tally(state, state.tallies.get(key), inf, day, names)
+        tally = state.tallies.get(key)
+        if isinstance(tally, Ruling):
+            return _from_only(state, key, tally, inf, day, names)
+        return _from_tally(state, tally, inf, day, names)
     history = state.by_infraction.get(key)
     rulings = [r for r in history if counts(r)] if history else []
     names["earlier_count"] = len(rulings)
@@ -219,6 +274,24 @@ def _from_tally(state: EngineState, tally: Tally | None, inf: Infraction, day: d
     for name in inf.sums:
         names[f"earlier_{name}"] = sums.get(name, 0)
     return Earlier(count, last)
+
+
+def _from_only(state: EngineState, key: tuple[int, str, str], only: Ruling, inf: Infraction,
+               day: dt.date, names: dict[str, Any]) -> Earlier:
+    """`_from_tally` for a tally of one ruling (kept as the ruling itself)."""
+    end = last_day(state, only)
+    if end is None or end < min(day, state.t.date):
+        _drop_only(state, key, only)  # it counts neither on the day nor from now on
+        found: Ruling | None = None
+    else:
+        found = only if end >= day else None
+    sums: dict[str, Any] = {}
+    if found is not None and found.sanctions:
+        _add_details(sums, found.details, 1)
+    names["earlier_count"] = 0 if found is None else 1
+    for name in inf.sums:
+        names[f"earlier_{name}"] = sums.get(name, 0)
+    return Earlier(0 if found is None else 1, found)
 
 
 def repeated(state: EngineState, ruling: Ruling, inf: Infraction, table: Outcome,

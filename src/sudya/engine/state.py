@@ -70,9 +70,9 @@ class EngineState:
         # repeats: (scope, subject, infraction) -> primary rulings with sanctions (or pending):
         # within this tournament all of them, oldest first (emptied by the next); across the
         # series (`scope: validity`) those that may still count, with the day each stops
-        # (repeats.Tally)
+        # (repeats.Tally; a lone ruling stands for its own tally, None once it has left)
         self.by_infraction: dict[tuple[int, str, str], list[Ruling]] = defaultdict(list)
-        self.tallies: dict[tuple[int, str, str], repeats.Tally] = {}
+        self.tallies: dict[tuple[int, str, str], repeats.Tally | Ruling | None] = {}
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         # validity: subject -> kind -> the sanctions of that kind it bears, by last valid day
         self.held: dict[str, dict[str, list[Sanction]]] = {}

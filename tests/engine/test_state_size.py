@@ -1,0 +1,78 @@
+"""What the engine keeps per subject stays small (issue 16: a federation's season).
+
+A clan season's state is mostly its indexes over many subjects that each offend a few
+times: what counts as an earlier offence (repeats' tallies). Counted, not measured in
+bytes: the containers (dicts, lists, tuples) an index holds beyond the rulings and
+sanctions themselves, per entry, after a season where most fighters offend once per
+infraction. Deterministic: a seeded season.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import random
+from typing import Any
+
+from sudya.engine.core import RulesEngine
+from sudya.engine.model import NewTournament, Offence, Roster, Ruling, Sanction, Tournament
+from sudya.errors import RuleError
+from sudya.rulebooks import loader
+
+START = dt.date(2026, 1, 10)
+KINDS = ("elixirs.forbidden-combat", "interference", "fight.unauthorised-start", "hoops",
+         "attack.undeclared-on-participant")
+
+
+def clan_season(events: int = 3000) -> RulesEngine:
+    """3,000 fighters in 300 clans; a tournament a week of 300 reports."""
+    rng = random.Random(16)
+    teams = {f"clan{i}": [f"c{i}.{j}" for j in range(10)] for i in range(300)}
+    fighters = [m for ms in teams.values() for m in ms]
+    engine = RulesEngine(loader.load("clan-championship"),
+                         Roster(players=list(fighters), teams=teams),
+                         Tournament(0, START, None, {}))
+    day = START
+    for k in range(1, events + 1):
+        if k % 300 == 0:
+            day += dt.timedelta(days=7)
+            engine.apply(NewTournament(id=f"t{k}", date=day))
+            continue
+        inf = rng.choice(KINDS)
+        details = {"level": rng.randint(1, 20), "attacks": 1} if inf.startswith("attack") \
+            else {}
+        try:
+            engine.apply(Offence(id=f"e{k}", infraction=inf, offender=rng.choice(fighters),
+                                 details=details))
+        except RuleError:  # a disqualified fighter or clan
+            continue
+    return engine
+
+
+def containers(roots: list[Any]) -> int:
+    """The dicts, lists and tuples reachable from `roots` (not counting the list of them),
+    not looking inside rulings and sanctions (the history itself, kept anyway)."""
+    seen: set[int] = set()
+    count = 0
+    todo = list(roots)
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or isinstance(obj, (Ruling, Sanction, str, int, dt.date)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (dict, list, tuple)):
+            count += 1
+            todo.extend(gc.get_referents(obj))
+    return count
+
+
+def test_a_lone_earlier_offence_is_kept_as_its_ruling() -> None:
+    """Most tallies hold one ruling: kept as the ruling itself, not as a Tally of a dict, a
+    heap and its entry, and a dict of sums (five containers each)."""
+    engine = clan_season()
+    tallies = list(engine.tallies.values())
+    assert len(tallies) > 1000
+    lone = sum(1 for t in tallies if isinstance(t, Ruling))
+    assert lone > len(tallies) / 2
+    per_tally = containers(tallies) / len(tallies)
+    assert per_tally < 2, f"{per_tally:.2f} containers per tally"
