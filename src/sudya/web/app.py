@@ -28,6 +28,7 @@ from sudya.services.ledger import Ledger
 from sudya.settings import Settings
 from sudya.web import i18n, security
 from sudya.web.assets import Assets, StaticAssets
+from sudya.web.context import ClosingContexts
 from sudya.web.headers import LanguageAndHeaders
 from sudya.web.limits import RequestLimits
 
@@ -107,6 +108,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     # (Starlette leaves text/event-stream alone) nor what fits in one packet anyway (a
     # recorded ruling's answer, 0.4–1.3 KB: gzip would only cost both ends CPU). Innermost:
     # the middleware below streams every body, and gzip would then take even the smallest
+    app.add_middleware(ClosingContexts)  # innermost: the request's sessions, once it is done
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_FROM, compresslevel=6)
     app.add_middleware(RequestLimits)  # inside the next one: its headers and language apply
 
