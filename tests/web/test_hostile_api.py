@@ -6,6 +6,7 @@ numbers no column holds (`²` passes str.isdigit and fails int).
 
 from __future__ import annotations
 
+import email.message
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,7 +22,7 @@ from web_testkit import csrf_of
 from sudya.db import models as m
 from sudya.services.demo import PASSWORD
 from sudya.services.ledger import Ledger
-from sudya.web.limits import MAX_JSON_BODY, MAX_OTHER_BODY
+from sudya.web.limits import MAX_JSON_BODY, MAX_OTHER_BODY, is_json
 
 API = "/api/v1"
 JSON = {"content-type": "application/json"}
@@ -293,3 +294,26 @@ def test_any_bytes_as_a_json_body_give_a_4xx_or_a_result_never_a_500(
     if r.status_code >= 400:
         assert r.headers["content-type"].startswith("application/json")
         json.loads(r.text)
+
+
+def _json_as_email_reads_it(content_type: str) -> bool:
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(["application", "APPLICATION", " Application", "text", "", "x"]),
+       st.sampled_from(["/", ""]),
+       st.sampled_from(["json", "JSON", "ld+json", "json ", "jsonx", "", "a/b", "+json"]),
+       st.sampled_from(["", "; charset=utf-8", ";", " ; q=1", '; a="b;c"']))
+def test_a_json_content_type_is_read_as_email_message_reads_it(main: str, slash: str,
+                                                               subtype: str,
+                                                               parameters: str) -> None:
+    content_type = main + slash + subtype + parameters
+    if content_type:  # none given: FastAPI reads the body as JSON
+        assert is_json(content_type) == _json_as_email_reads_it(content_type), content_type
+    else:
+        assert is_json(content_type) and is_json(None)

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import email.message
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -36,14 +35,13 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def is_json(content_type: str | None) -> bool:
-    """Whether FastAPI reads a body of this content type as JSON (it does when none is given)."""
+    """Whether FastAPI reads a body of this content type as JSON (it does when none is given):
+    application/json or application/…+json, whatever the parameters (read as `email.message`
+    reads a content type, without building a message for every request)."""
     if not content_type:
         return True
-    message = email.message.Message()
-    message["content-type"] = content_type
-    subtype = message.get_content_subtype()
-    return message.get_content_maintype() == "application" and (
-        subtype == "json" or subtype.endswith("+json"))
+    main, _, subtype = content_type.split(";", 1)[0].strip().lower().partition("/")
+    return main == "application" and (subtype == "json" or subtype.endswith("+json"))
 
 
 def json_problem(body: bytes) -> tuple[list[str | int], str, str] | None:
