@@ -76,3 +76,16 @@ def test_a_lone_earlier_offence_is_kept_as_its_ruling() -> None:
     assert lone > len(tallies) / 2
     per_tally = containers(tallies) / len(tallies)
     assert per_tally < 2, f"{per_tally:.2f} containers per tally"
+
+
+def test_a_subject_given_one_sanction_is_indexed_by_it() -> None:
+    """What subjects hold (validity's held and until): a subject given one sanction is
+    indexed by that sanction and its last day, not by a dict of lists and a dict of days
+    (three containers each)."""
+    engine = clan_season()
+    subjects = list(engine.held)
+    assert len(subjects) > 1000
+    lone = sum(1 for s in subjects if isinstance(engine.held[s], Sanction))
+    assert lone > len(subjects) / 2
+    per_subject = containers([*engine.held.values(), *engine.until.values()]) / len(subjects)
+    assert per_subject < 1, f"{per_subject:.2f} containers per subject"

@@ -74,10 +74,12 @@ class EngineState:
         self.by_infraction: dict[tuple[int, str, str], list[Ruling]] = defaultdict(list)
         self.tallies: dict[tuple[int, str, str], repeats.Tally | Ruling | None] = {}
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
-        # validity: subject -> kind -> the sanctions of that kind it bears, by last valid day
-        self.held: dict[str, dict[str, list[Sanction]]] = {}
-        # validity: subject -> kind (None: any punishment) -> the last day it holds one
-        self.until: dict[str, dict[str | None, dt.date]] = {}
+        # validity: subject -> kind -> the sanctions of that kind it bears, by last valid day;
+        # a subject given one sanction so far: that sanction; None: a revocation left none
+        self.held: dict[str, dict[str, list[Sanction]] | Sanction | None] = {}
+        # validity: subject -> the last day it holds any punishment (None: none now); the
+        # last day of a kind is that of the last of its list
+        self.until: dict[str, dt.date | None] = {}
         # validity: while the rulebook never asks what subjects hold (validity.reads_held),
         # the sanctions given meanwhile, and from which of them on each edition was in force
         self.tracks_held = validity.reads_held(rulebook)

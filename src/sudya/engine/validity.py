@@ -8,7 +8,8 @@ given between championship stages counts from the next tournament (`between_stag
 срока действия»). A rulebook without `validity` gives sanctions no window (`None`).
 
 What a subject holds is kept as the last day it holds any punishment (flags for officials
-don't count) and each kind, so aggravation, `lost_while` and accumulation ask in O(1).
+don't count) and its sanctions of each kind by their last day (the last one's day is the
+kind's), so aggravation, `lost_while` and accumulation ask in O(1).
 
 Shape: functions on the shared `EngineState` (state.py).
 """
@@ -91,14 +92,19 @@ def without_validity_details(state: EngineState, details: dict[str, Any]) -> dic
 
 def holds_valid(state: EngineState, subject: str, day: dt.date) -> bool:
     """Holds any valid sanction that is a punishment (flags for officials don't count)."""
-    until = state.until.get(subject, {}).get(None)
+    until = state.until.get(subject)
     return until is not None and until >= day
 
 
 def holds_kind(state: EngineState, subject: str, kind: str, day: dt.date) -> bool:
     """Holds a valid sanction of this kind."""
-    until = state.until.get(subject, {}).get(kind)
-    return until is not None and until >= day
+    held = state.held.get(subject)
+    if held is None:
+        return False
+    if isinstance(held, Sanction):
+        return held.kind == kind and _last_day(held) >= day
+    of_kind = held.get(kind)
+    return of_kind is not None and bool(of_kind) and _last_day(of_kind[-1]) >= day
 
 
 def _last_day(s: Sanction) -> dt.date:
@@ -134,55 +140,60 @@ def track_until(state: EngineState, s: Sanction, flag: bool | None = None) -> No
     whether its kind is a flag for officials, if not the edition in force's)."""
     until = _last_day(s)
     subject, kind = s.subject, s.kind
-    # the subject's sanctions of this kind, by their last valid day: what it holds after a
-    # revocation is the last one left, found without walking the subject's history; the
-    # subject's `state.until` holds the last one's day (so the last one is not looked at)
-    by_kind = state.held.get(subject)
-    if by_kind is None:
+    # the subject's sanctions of each kind, by their last valid day: what it holds after a
+    # revocation is the last one left, found without walking the subject's history. Most
+    # subjects are given one sanction: it stands for the lists (a dict is made at the second)
+    held = state.held.get(subject)
+    if held is None:
         state.keep_key(state.held, subject)
-        state.keep_key(state.until, subject)
-        by_kind = state.held[subject] = {}
-        state.until[subject] = {}
-    held = state.until[subject]
-    last = held.get(kind)
-    of_kind = by_kind.get(kind)
-    if not of_kind:
-        state.keep(by_kind)
-        by_kind[kind] = [s]
-    elif last is None or last <= until:
-        state.keep(of_kind)
-        of_kind.append(s)
-    else:  # a window that ends earlier than one already held (a decision, a date given)
-        state.keep(of_kind)
-        bisect.insort_right(of_kind, s, key=_last_day)
-    state.keep(held)
-    if last is None or last < until:
-        held[kind] = until
+        state.held[subject] = s
+    else:
+        if isinstance(held, Sanction):
+            state.keep_key(state.held, subject)
+            held = state.held[subject] = {held.kind: [held]}
+        of_kind = held.get(kind)
+        if not of_kind:
+            state.keep(held)
+            held[kind] = [s]
+        elif _last_day(of_kind[-1]) <= until:
+            state.keep(of_kind)
+            of_kind.append(s)
+        else:  # a window that ends earlier than one already held (a decision, a date given)
+            state.keep(of_kind)
+            bisect.insort_right(of_kind, s, key=_last_day)
     flag = state.book.kind(kind).flag if flag is None else flag
-    if not flag and held.get(None, dt.date.min) < until:
-        held[None] = until
-
-
-def _extend(state: EngineState, subject: str, kind: str, until: dt.date) -> None:
-    state.keep_key(state.until, subject)
-    held = state.until.setdefault(subject, {})
-    state.keep(held)
-    keys: tuple[str | None, ...] = (kind,) if state.book.kind(kind).flag else (kind, None)
-    for key in keys:
-        if held.get(key, dt.date.min) < until:
-            held[key] = until
+    if not flag:
+        last = state.until.get(subject)
+        if (dt.date.min if last is None else last) < until:
+            state.keep_key(state.until, subject)
+            state.until[subject] = until
 
 
 def retrack(state: EngineState, subject: str) -> None:
     """After a revocation: recompute what the subject holds (revoked sanctions stay revoked,
     so they leave the end of each kind's list for good)."""
-    held = state.until.get(subject)
-    if held is not None:  # emptied, not removed: the subject keeps its place (a trial)
-        state.keep(held)
-        held.clear()
-    for kind, of_kind in state.held.get(subject, {}).items():
-        while of_kind and of_kind[-1].revoked:
-            state.keep(of_kind)
-            of_kind.pop()
-        if of_kind:
-            _extend(state, subject, kind, _last_day(of_kind[-1]))
+    held = state.held.get(subject)
+    if held is None:
+        return
+    if isinstance(held, Sanction):
+        if held.revoked:  # nothing left: None, the subject keeps its place (a trial)
+            state.keep_key(state.held, subject)
+            state.held[subject] = None
+        lists = [] if held.revoked else [(held.kind, held)]
+    else:
+        lists = []
+        for kind, of_kind in held.items():
+            while of_kind and of_kind[-1].revoked:
+                state.keep(of_kind)
+                of_kind.pop()
+            if of_kind:
+                lists.append((kind, of_kind[-1]))
+    until = None
+    for kind, last in lists:
+        if not state.book.kind(kind).flag:
+            day = _last_day(last)
+            if (dt.date.min if until is None else until) < day:
+                until = day
+    if until is not None or subject in state.until:
+        state.keep_key(state.until, subject)
+        state.until[subject] = until
