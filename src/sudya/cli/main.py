@@ -7,16 +7,15 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
-from rich.console import Console
-from rich.table import Column, Table
 
 from sudya.errors import SudyaError
-from sudya.messages import error_text
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from sudya.rulebooks.schema import Rulebook
 
 app = typer.Typer(
@@ -37,8 +36,24 @@ LevelOpt = Annotated[str | None, typer.Option(help="only this level")]
 EditionOpt = Annotated[str | None, typer.Option(help="edition (default: newest)")]
 StoreDb = Annotated[str | None, typer.Option(
     "--db", help="a ledger's database URL: its stored rulebook editions too")]
-# rulebook texts contain brackets (`[level * attacks]`): never read them as markup
-out = Console(soft_wrap=True, markup=False, highlight=False)
+
+
+class _Console:
+    """The console, made when a command first prints: importing rich is about 0.1 s of a
+    start, and `sudya replay` prints no table."""
+
+    made: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.made is None:
+            from rich.console import Console
+
+            # rulebook texts contain brackets (`[level * attacks]`): never read them as markup
+            self.made = Console(soft_wrap=True, markup=False, highlight=False)
+        return getattr(self.made, name)
+
+
+out = cast("Console", _Console())
 
 
 class UsageError(SudyaError):
@@ -85,9 +100,24 @@ def replay(
         stream.flush()
 
 
+# `sudya replay` alone, which main() runs for that command: a season's replay needs none of
+# the others, and making every command's options from its signature (typer) and importing
+# their modules is 0.1-0.2 s of a start. A group, as `app` is, so the command line, its help
+# and its usage errors read as they do there.
+replay_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+replay_app.command()(replay)
+
+
+@replay_app.callback()
+def _replay_only() -> None:
+    pass
+
+
 @app.command()
 def rulebooks(lang: Lang = "ru") -> None:
     """Список встроенных регламентов. List the bundled rulebooks."""
+    from rich.table import Table
+
     from sudya.rulebooks import loader
 
     lang = _lang(lang)
@@ -109,6 +139,8 @@ def rulebook_show(
     lang: Lang = "ru",
 ) -> None:
     """Таблица нарушений. The infraction table: penalties per level, sources, marks."""
+    from rich.table import Column, Table
+
     from sudya.rulebooks.describe import explain, special_rules
 
     lang = _lang(lang)
@@ -258,6 +290,8 @@ def rulebook_editions(
 ) -> None:
     """Редакции регламента и сроки их действия. The editions, the days each is in force and
     what changed (with --db, the editions stored in the ledger too)."""
+    from rich.table import Table
+
     from sudya.rulebooks.editions import history
 
     lang = _lang(lang)
@@ -338,6 +372,8 @@ def rulebook_precedent(
 @app.command()
 def demo(lang: Lang = "ru") -> None:
     """Демонстрация: проиграть встроенный сценарий турнира. Replay a demo tournament."""
+    from rich.table import Table
+
     from sudya.scenario import replay as run
     from sudya.scenario_file import load_scenario_file
 
@@ -365,22 +401,28 @@ def cli_lang() -> str:
 
 def _localised(exc: SudyaError) -> str:
     """An error's line in the CLI's language, from the message catalogues."""
+    from sudya.messages import error_text
+
     return error_text(exc, cli_lang())
 
 
 def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
-    import sudya.cli.decks  # noqa: F401  (registers the deck commands)
-    import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
-    import sudya.cli.pairings  # noqa: F401  (registers the pairings commands)
-    import sudya.cli.reports  # noqa: F401  (registers the report commands)
-    import sudya.cli.store  # noqa: F401  (registers rulebook import and publish)
+    if sys.argv[1:2] == ["replay"]:
+        command = replay_app
+    else:
+        import sudya.cli.decks  # noqa: F401  (registers the deck commands)
+        import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
+        import sudya.cli.pairings  # noqa: F401  (registers the pairings commands)
+        import sudya.cli.reports  # noqa: F401  (registers the report commands)
+        import sudya.cli.store  # noqa: F401  (registers rulebook import and publish)
 
+        command = app
     if os.environ.get("SUDYA_DEBUG"):
-        app()
+        command()
         return
     try:
-        app()
+        command()
     except SudyaError as exc:
         sys.stderr.write(f"sudya: {_localised(exc)}\n")
         sys.exit(2)
