@@ -38,6 +38,8 @@ browser:
 screenshots: setup browser
 	SUDYA_UPDATE_SCREENSHOTS=1 $(UV) run --frozen pytest -q tests/e2e/test_layout.py -k screenshot
 
+# every benchmark on SQLite; `make bench BENCH_DB=postgresql+psycopg://…` runs the database
+# ones on that PostgreSQL server too (each makes a throwaway database there and drops it)
 bench: setup
 	$(UV) run --frozen python bench/replay.py --rss
 	$(UV) run --frozen python bench/cli_replay.py
@@ -46,6 +48,12 @@ bench: setup
 	$(UV) run --frozen python bench/coldstart.py
 	$(UV) run --frozen python bench/preview.py
 	$(UV) run --frozen python -P bench/standings.py
+	@if [ -n "$(BENCH_DB)" ]; then set -e; \
+	  $(UV) run --frozen python bench/record.py --db "$(BENCH_DB)" --history 300 --n 200; \
+	  $(UV) run --frozen python -P bench/http.py --db "$(BENCH_DB)" --workers 4; \
+	  $(UV) run --frozen python bench/coldstart.py --db "$(BENCH_DB)"; \
+	  $(UV) run --frozen python -P bench/standings.py --db "$(BENCH_DB)"; \
+	fi
 
 docs: setup
 	$(UV) run --frozen python -m sudya.docs

@@ -23,20 +23,17 @@ the restart from the snapshot always reads it. `SUDYA_RULEBOOK_CACHE=off` measur
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import json
-import os
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import sqlalchemy as sa
+from throwaway import database
 
 INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
                "cards.looking-at-extra", "procedure.significant", "marked-cards.minor"]
@@ -127,24 +124,6 @@ def kept(path: Path, workdir: Path, events: int) -> int:
     return tid
 
 
-@contextlib.contextmanager
-def database(server_url: str | None, workdir: Path) -> Iterator[str]:
-    if server_url is None:
-        yield f"sqlite:///{workdir / 'season.db'}"
-        return
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
-    name = f"sudya_bench_cold_{os.getpid()}"
-    try:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-        yield sa.engine.make_url(server_url).set(database=name).render_as_string(
-            hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=100_000)
@@ -159,7 +138,7 @@ def main() -> None:
         url, tid, snaps = args.measure
         print(json.dumps(first_records(url, int(tid), args.warm, snaps == "on")))
         return
-    with tempfile.TemporaryDirectory() as tmp, database(args.db, Path(tmp)) as url:
+    with tempfile.TemporaryDirectory() as tmp, database(args.db, Path(tmp), "cold") as url:
         start = time.perf_counter()
         if args.keep is not None and args.db is None:
             tid = kept(args.keep, Path(tmp), args.events)

@@ -288,6 +288,9 @@ def databases(server_url: str | None, workdir: Path) -> Iterator[tuple[str, str]
     if server_url is None:
         yield f"sqlite:///{workdir / 'sudya.db'}", f"sqlite:///{workdir / 'bare.db'}"
         return
+    from sudya.db.session import normalise_url  # postgresql:// means psycopg 3, as for sudya
+
+    server_url = normalise_url(server_url)
     admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
     names = [f"sudya_bench_{os.getpid()}_{what}" for what in ("sudya", "bare")]
     base = sa.engine.make_url(server_url)

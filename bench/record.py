@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import sqlalchemy as sa
+from throwaway import database
 
 from sudya.db.migrate import upgrade
 from sudya.db.session import SQLITE_SYNCHRONOUS, make_engine, normalise_url
@@ -97,7 +98,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--db", default=None)
     args = parser.parse_args()
-    url = args.db or f"sqlite:///{tempfile.mkdtemp()}/bench.db"
+    with tempfile.TemporaryDirectory() as tmp, database(args.db, Path(tmp), "record") as url:
+        measure(url, args.history, args.n)
+
+
+def measure(url: str, history: int, n: int) -> None:
     engine = make_engine(url)
     upgrade(engine)
     ledger = Ledger(engine)
@@ -105,22 +110,23 @@ def main() -> None:
     raw = Baseline(url)
     fresh_tid = series(ledger, "fresh", 200)
     long_tid = series(ledger, "long", 200)
-    record_seconds(ledger, long_tid, "long", 200, args.history, rng)
+    record_seconds(ledger, long_tid, "long", 200, history, rng)
     # interleaved in rounds, so that a disk or a neighbour slowing down for a while weighs
     # on the baseline and the ledger alike
     took = {"raw": 0.0, "fresh": 0.0, "long": 0.0}
     rounds = 10
     for r in range(rounds):
-        k = args.n // rounds + (r < args.n % rounds)
+        k = n // rounds + (r < n % rounds)
         took["raw"] += raw.seconds(k)
         took["fresh"] += record_seconds(ledger, fresh_tid, "fresh", 200, k, rng)
         took["long"] += record_seconds(ledger, long_tid, "long", 200, k, rng)
-    commits, fresh, long = (args.n / took[k] for k in ("raw", "fresh", "long"))
+    commits, fresh, long = (n / took[k] for k in ("raw", "fresh", "long"))
     print(f"{raw.what}: {commits:,.0f}/s; ledger rulings: {fresh:,.0f}/s fresh, "
-          f"{long:,.0f}/s after {args.history:,} events")
+          f"{long:,.0f}/s after {history:,} events")
     print(f"ledger / raw commit rate = {fresh / commits:.2f}; "
           f"after a long history / fresh = {long / fresh:.2f}")
     print(f"RECORD: {fresh / commits:.2f} x raw commits (goal 0.5)")
+    engine.dispose()
 
 
 if __name__ == "__main__":

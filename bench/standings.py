@@ -37,8 +37,10 @@ import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+sys.path.append(_HERE)  # last: bench/throwaway.py, after the standard library's modules
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import datetime as dt  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
@@ -46,6 +48,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 # the test client is the app in-process, not a server (bench/http.py measures one)
 warnings.filterwarnings("ignore", message=".*httpx2.*")
@@ -53,6 +56,7 @@ warnings.filterwarnings("ignore", message=".*httpx2.*")
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
+from throwaway import database  # noqa: E402
 
 from sudya.db import models as m  # noqa: E402
 from sudya.db.migrate import upgrade  # noqa: E402
@@ -108,7 +112,15 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true",
                         help="--db holds a season this benchmark built: measure it again")
     args = parser.parse_args()
-    url = args.db or f"sqlite:///{tempfile.mkdtemp()}/bench.db"
+    if args.reuse and not args.db:
+        parser.error("--reuse measures the database --db names again")
+    with tempfile.TemporaryDirectory() as tmp, (
+            contextlib.nullcontext(args.db) if args.reuse
+            else database(args.db, Path(tmp), "standings")) as url:
+        measure(url, args)
+
+
+def measure(url: str, args: argparse.Namespace) -> None:
     engine = make_engine(url)
     upgrade(engine)
     ledger = Ledger(engine)
@@ -197,6 +209,7 @@ def main() -> None:
           f"{ms['dashboard_afresh'] / ms['baseline']:.1f} x baseline")
     print(f"STANDINGS: {ms['page']:.0f} ms, made afresh {ms['afresh']:.0f} ms "
           f"(goal {GOAL_MS} ms)")
+    engine.dispose()
 
 
 if __name__ == "__main__":
