@@ -50,7 +50,10 @@ def load_scenario_file(path: str | Path) -> dict[str, Any]:
         except orjson.JSONDecodeError as exc:
             raise ScenarioError(f"malformed JSON: {json_error(exc)}",
                                 where=f"{p}:{exc.lineno}") from exc
-    data = plain(raw, where=str(p), tree=None if is_json else raw, fresh=is_json)
+    if is_json and surely_plain(text, raw):
+        data = raw
+    else:
+        data = plain(raw, where=str(p), tree=None if is_json else raw, fresh=is_json)
     if not isinstance(data, dict):
         raise ScenarioError("a scenario must be a mapping of keys", where=str(p))
     base = p.parent
@@ -69,6 +72,30 @@ def plain(value: Any, *, where: str = "", tree: Any = None, fresh: bool = False)
     (its own dicts and lists of text keys and plain values, held by no one else): checked
     where it lies and given back, not copied (a season's file is a million values)."""
     return _Plain(where, tree, fresh).value(value, [])
+
+
+# an escape that could make a control character or a surrogate (a raw one is no JSON, and
+# orjson refuses a lone surrogate); an escaped backslash before `u0001` matches too
+SUSPECT_ESCAPE = re.compile(r"\\[bf]|\\u00[01]|\\u[dD][89a-fA-F]")
+TOO_DEEP = b"\n" + b"  " * (MAX_DEPTH + 1)  # a value MAX_DEPTH + 1 levels down, indented
+
+
+def surely_plain(text: str, raw: Any) -> bool:
+    """What orjson has just read from `text` holds nothing `plain` refuses, found without
+    walking it in Python (a season's file is a million values: 0.2-0.4 s). Only a text, a
+    number and the depth can be refused in orjson's output; False sends it to `plain`, which
+    names what is wrong, if anything is: no text holds a control character or a surrogate,
+    since `text` has no escape that makes one; no integer is past 2**53 (orjson's strict
+    integers, within what a database holds); no value is deeper than MAX_DEPTH, since each
+    level is two spaces of orjson's indented text, and only a line's indent holds a run of
+    spaces after a line end (a text's line end is escaped)."""
+    if SUSPECT_ESCAPE.search(text) is not None:
+        return False
+    try:
+        indented = orjson.dumps(raw, option=orjson.OPT_INDENT_2 | orjson.OPT_STRICT_INTEGER)
+    except orjson.JSONEncodeError:  # an integer past 2**53, or nested past orjson's limit
+        return False
+    return TOO_DEEP not in indented
 
 
 def json_error(exc: orjson.JSONDecodeError) -> str:
@@ -222,5 +249,5 @@ def _kind(value: Any) -> str:
     return f"values of type {type(value).__name__} are not allowed"
 
 
-__all__ = ["load_scenario_file", "plain", "json_error", "PlainDataError", "MAX_JSON_BYTES",
-           "MAX_YAML_BYTES"]
+__all__ = ["load_scenario_file", "plain", "surely_plain", "json_error", "PlainDataError",
+           "MAX_JSON_BYTES", "MAX_YAML_BYTES"]

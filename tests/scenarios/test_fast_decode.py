@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sudya import commands
+from sudya import commands, scenario_file
 from sudya.commands import CommandError
 from sudya.engine.model import Event, Roster
 from sudya.errors import ScenarioError
 from sudya.rulebooks import loader
 from sudya.scenario import Replay
-from sudya.scenario_file import PlainDataError, load_scenario_file, plain
+from sudya.scenario_file import MAX_DEPTH, PlainDataError, load_scenario_file, plain, surely_plain
 
 HERE = Path(__file__).parent
 SHARED = HERE.parents[1].parent / "shared" / "scenarios"
@@ -175,10 +175,11 @@ def test_a_scenario_decides_the_same_either_way(path: Path,
 # what orjson reads: texts (some with a control character or a lone surrogate escaped),
 # numbers beyond what a database holds, nesting
 JSON_TEXTS = st.sampled_from(["a", "p1", "tab\\t", "nul\\u0000", "esc\\u001b", "\\ud800x",
-                              "\\u00e9", "\\n"])
+                              "\\u00e9", "\\n", "bs\\b", "ff\\f", "\\ud83d\\ude00", "\\\\u0001",
+                              "DEL\\u007f", "[{]}", "\\u0009"])
 JSON_SCALARS = (JSON_TEXTS.map(lambda t: f'"{t}"') | st.sampled_from(
     ["0", "-1", "1.5", "true", "false", "null", str(2**63 - 1), str(2**63), str(-2**64),
-     "1e300"]))
+     "1e300", str(2**53), str(2**53 + 1), str(-2**53 - 1)]))
 JSON_TEXT = st.recursive(
     JSON_SCALARS,
     lambda inner: st.lists(inner, max_size=3).map(lambda xs: f"[{','.join(xs)}]")
@@ -202,3 +203,48 @@ def test_freshly_read_json_is_checked_as_a_copy_would_be(text: str) -> None:
     """plain(..., fresh=True), which checks orjson's data where it lies, keeps the same values
     and refuses the same ones, naming the same field, as the walk that copies."""
     assert plain_or_refusal(text, fresh=True) == plain_or_refusal(text, fresh=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=JSON_TEXT)
+def test_what_is_surely_plain_is_plain(text: str) -> None:
+    """surely_plain, which spares load_scenario_file the walk, says so only of data the walk
+    refuses nothing of (the same values: orjson's own)."""
+    try:
+        raw = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return
+    if surely_plain(text, raw):
+        assert plain_or_refusal(text, fresh=True) == ("plain", raw)
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, MAX_DEPTH + 2])
+@pytest.mark.parametrize("inner", ["1", "[]", "{}", '{"k": "v"}', '"]]]]"'])
+@pytest.mark.parametrize("outer", ["[", '{"k": '])
+def test_surely_plain_knows_the_depth_limit(depth: int, inner: str, outer: str) -> None:
+    """Nesting at the limit and past it: surely_plain says plain exactly when the walk does."""
+    close = "]" if outer == "[" else "}"
+    text = outer * depth + inner + close * depth
+    raw = orjson.loads(text)
+    assert surely_plain(text, raw) == (plain_or_refusal(text, fresh=True)[0] == "plain")
+
+
+def test_a_plain_json_file_is_not_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    """A season's plain JSON is taken as orjson read it, and a file that is not still goes
+    through the walk that names the field."""
+    path = tmp_path / "s.json"
+    scenario = {"rulebook": "berserk", "date": "2026-03-01", "players": ["a", "b"],
+                "events": [{"id": "e1", "infraction": "x", "player": "a", "round": 2}]}
+    path.write_bytes(orjson.dumps(scenario))
+
+    def no_walk(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(scenario_file, "plain", no_walk)
+    assert load_scenario_file(path) == scenario
+    monkeypatch.undo()
+    path.write_text('{"rulebook": "berserk", "events": [{"id": "e\\u0001"}]}')
+    with pytest.raises(PlainDataError, match="control character") as refused:
+        load_scenario_file(path)
+    assert refused.value.field == "events[0].id"
