@@ -89,3 +89,18 @@ def test_a_subject_given_one_sanction_is_indexed_by_it() -> None:
     assert lone > len(subjects) / 2
     per_subject = containers([*engine.held.values(), *engine.until.values()]) / len(subjects)
     assert per_subject < 1, f"{per_subject:.2f} containers per subject"
+
+
+def test_an_event_that_made_one_ruling_is_indexed_by_it() -> None:
+    """The rulings each event made (state.primary) and the derived rulings each sanction was
+    used by (state.used_by): one ruling, mostly, indexed as itself (a tuple of one each)."""
+    engine = clan_season()
+    assert len(engine.primary) > 1000 and len(engine.used_by) > 100
+    for index in (engine.primary, engine.used_by):
+        per_entry = containers(list(index.values())) / len(index)
+        assert per_entry < 0.5, f"{per_entry:.2f} containers per entry"
+    some = next(iter(engine.primary))
+    assert engine.made(some) == tuple(r for r in engine.rulings if r.event == some and
+                                      r.cause not in ("appeal", "decision", "cancellation",
+                                                      "stacking", "conversion",
+                                                      "accumulation"))

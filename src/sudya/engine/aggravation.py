@@ -42,7 +42,7 @@ def hold(state: EngineState, ruling: Ruling, outcome: Outcome, subject: str, day
 
 def pending_of(state: EngineState, of: str, field: str = "of") -> Ruling:
     """The pending ruling of event `of`; refused if it made none or none is pending."""
-    rulings = state.primary.get(of)
+    rulings = state.made(of)
     if not rulings:
         raise RuleError("event.no-ruling", field=field, event=of)
     pending = [r for r in rulings if r.pending and not r.revoked]

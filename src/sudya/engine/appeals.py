@@ -60,7 +60,7 @@ def is_appeal(state: EngineState, event_id: str) -> bool:
 
 def correction(state: EngineState, ev: Correction) -> None:
     """A judge corrects a mistaken record: its rulings are revoked by a new record."""
-    rulings = [r for r in state.primary.get(ev.of, ()) if not r.revoked]
+    rulings = [r for r in state.made(ev.of) if not r.revoked]
     if not rulings and correct_result(state, ev):
         return
     if not rulings:
@@ -94,7 +94,7 @@ def correct_result(state: EngineState, ev: Correction) -> bool:
 
 def appeal(state: EngineState, ev: Appeal) -> None:
     """The head judge's decision on an appeal: upheld, overturned or frivolous."""
-    rulings = [r for r in state.primary.get(ev.of, ()) if r.infraction]
+    rulings = [r for r in state.made(ev.of) if r.infraction]
     if any(r.cause == "appeal" for r in rulings) or (not rulings and is_appeal(state, ev.of)):
         # the decision on an appeal is final (004 «Главный судья»; berserk: §4 E10)
         raise RuleError("appeal.decision-final", field="of", event=ev.of)

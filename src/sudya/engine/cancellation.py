@@ -50,7 +50,7 @@ def revoke(state: EngineState, event_id: str, victims: Iterable[Sanction], day: 
         touched.add(s.subject)
         if s.ruling is not None:  # its ruling may stop counting as an earlier offence
             repeats.changed(state, s.ruling)
-        for derived in state.used_by.get(s.seq, ()):
+        for derived in state.users(s):
             if derived.seq in undone or derived.revoked:
                 continue
             if derived.cause == "accumulation" and accumulation.still_met(state, derived):
@@ -116,7 +116,7 @@ def targets(state: EngineState, ruling: Ruling, cancels: Cancels) -> list[Ruling
                     found[target.seq] = target
                     if cancels.players == "either":
                         # §4 E2: the other player the same event penalised (both could control)
-                        for same in state.primary.get(target.event, ()):
+                        for same in state.made(target.event):
                             if same.infraction == target.infraction and \
                                     matches(state, same, ruling, cancels):
                                 found[same.seq] = same

@@ -63,7 +63,8 @@ class EngineState:
         self.result_ids: dict[str, int] = {}  # a result's event -> how many of it count
         self.revocations: list[Sanction] = []  # in the order they were revoked
         self.last_seq = 0
-        self.primary: dict[str, tuple[Ruling, ...]] = {}  # event -> the rulings it made
+        # event -> the rulings it made (`made`): the ruling itself, as most events make one
+        self.primary: dict[str, Ruling | tuple[Ruling, ...]] = {}
         self.resolutions: dict[str, list[Ruling]] = defaultdict(list)  # event -> decisions
         self.appeal_events: dict[str, None] = {}  # events that were appeals (an ordered set)
         self.tournament_dates = {tournament.index: tournament.date}
@@ -104,8 +105,9 @@ class EngineState:
         self.accum_heap: dict[tuple[str, int], list[tuple[dt.date, int, Ruling]]] = \
             defaultdict(list)
         self.accumulated_by: dict[int, Accumulation] = {}
-        # derived rulings: a sanction (seq) -> the derived rulings that used it
-        self.used_by: dict[int, tuple[Ruling, ...]] = {}  # a tuple: most are used once
+        # derived rulings: a sanction (seq) -> the derived rulings that used it (`users`): the
+        # ruling itself, as most are used once
+        self.used_by: dict[int, Ruling | tuple[Ruling, ...]] = {}
         # sanctions: (subject, kind) reductions already granted once
         self.reduced: dict[tuple[str, str], None] = {}  # an ordered set
         # offences: per-infraction caches, and the names a tournament gives formulas
@@ -341,15 +343,22 @@ class EngineState:
 
     def add_primary(self, ruling: Ruling) -> None:
         """Index a ruling as one its event made."""
-        # a tuple (most events make one ruling): smaller than a list, and a trial saves the
-        # entry alone
+        # the ruling alone, or a tuple of them (not a list): a trial saves the entry alone
         self.keep_key(self.primary, ruling.event)
-        self.primary[ruling.event] = (*self.primary.get(ruling.event, ()), ruling)
+        self.primary[ruling.event] = _joined(self.primary.get(ruling.event), ruling)
+
+    def made(self, event: str) -> tuple[Ruling, ...]:
+        """The rulings an event made (its own, not the decisions on them), in order."""
+        return _as_tuple(self.primary.get(event))
 
     def add_use(self, s: Sanction, derived: Ruling) -> None:
         """Index a derived ruling as one that used sanction `s`."""
         self.keep_key(self.used_by, s.seq)
-        self.used_by[s.seq] = (*self.used_by.get(s.seq, ()), derived)
+        self.used_by[s.seq] = _joined(self.used_by.get(s.seq), derived)
+
+    def users(self, s: Sanction) -> tuple[Ruling, ...]:
+        """The derived rulings that used sanction `s`, in order."""
+        return _as_tuple(self.used_by.get(s.seq))
 
     def _register(self, s: Sanction, ruling: Ruling) -> None:
         self.last_seq += 1
@@ -381,6 +390,23 @@ class EngineState:
             details = made[0].details if made else {}
             for team in sorted(teams):
                 accumulation.accumulate(self, event_id, team, day, details)
+
+
+def _joined(rulings: Ruling | tuple[Ruling, ...] | None, ruling: Ruling
+            ) -> Ruling | tuple[Ruling, ...]:
+    """An index entry with one more ruling: the ruling alone, then a tuple (a season's
+    entries are mostly one ruling, a tuple of one was 64 bytes more each)."""
+    if rulings is None:
+        return ruling
+    if isinstance(rulings, Ruling):
+        return (rulings, ruling)
+    return (*rulings, ruling)
+
+
+def _as_tuple(rulings: Ruling | tuple[Ruling, ...] | None) -> tuple[Ruling, ...]:
+    if rulings is None:
+        return ()
+    return (rulings,) if isinstance(rulings, Ruling) else rulings
 
 
 class Trial:
