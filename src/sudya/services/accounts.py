@@ -16,7 +16,17 @@ from typing import Any, Literal, Protocol
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
-from sqlalchemy import String, bindparam, literal, select, union, union_all
+from sqlalchemy import (
+    BindParameter,
+    Select,
+    String,
+    bindparam,
+    literal,
+    select,
+    true,
+    union,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from sudya.db import models as m
@@ -24,7 +34,13 @@ from sudya.errors import SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.ledger import Ledger
-from sudya.services.queries import person_exists, person_series
+from sudya.services.queries import (
+    BIGGEST_ID,
+    TOURNAMENT,
+    person_exists,
+    person_series,
+    tournament_view,
+)
 from sudya.services.readback import plain_rows
 from sudya.views import TournamentView, UserView
 
@@ -260,13 +276,18 @@ def session_user(s: Session, token: str | None) -> UserView | None:
         return None
     rows = plain_rows(s, _SESSION_USER, {"token_hash": _digest(token)})
     found = rows[0] if rows else None
-    if found is None or found.revoked_at is not None:
+    if found is None:
         return None
-    expires = found.expires_at if found.expires_at.tzinfo else found.expires_at.replace(
-        tzinfo=dt.UTC)
-    if expires < m.now():
+    return _live(found.revoked_at, found.expires_at, user_view(found))
+
+
+def _live(revoked_at: dt.datetime | None, expires_at: dt.datetime, user: UserView
+          ) -> UserView | None:
+    """The user of a session, if the session is neither revoked nor expired."""
+    if revoked_at is not None:
         return None
-    return user_view(found)
+    expires = expires_at if expires_at.tzinfo else expires_at.replace(tzinfo=dt.UTC)
+    return None if expires < m.now() else user
 
 
 def revoke(s: Session, token: str | None = None, *, user_id: int | None = None) -> int:
@@ -342,11 +363,21 @@ def roles_in(s: Session, user: UserView | None, tournament: TournamentView,
     the tournament's rulebook, when the caller has it already)."""
     if user is None:
         return Roles(frozenset(), frozenset(), None, None)
+    rows = plain_rows(s, _ROLES, {"user": user.id, "t": tournament.id,
+                                  "username": user.username})
+    return roles_from(user, [(row.role, row.judge) for row in rows], tournament, book)
+
+
+def roles_from(user: UserView | None, found: list[tuple[str, str | None]],
+               tournament: TournamentView, book: Rulebook | None = None) -> Roles:
+    """The roles of a user's (role, staff-list handle) rows in a tournament, and what the
+    rulebook lets them do."""
+    if user is None:
+        return Roles(frozenset(), frozenset(), None, None)
     names: set[str] = set()
     judge = None
-    for role, handle in plain_rows(s, _ROLES, {"user": user.id, "t": tournament.id,
-                                               "username": user.username}):
-        names.add(role)
+    for name, handle in found:
+        names.add(name)
         judge = handle or judge
     book = book or loader.load(tournament.series.rulebook, tournament.edition)
     may: set[str] = set()
@@ -355,6 +386,65 @@ def roles_in(s: Session, user: UserView | None, tournament: TournamentView,
         if role is not None:
             may.update(role.may)
     return Roles(frozenset(names), frozenset(may), user.person_handle, judge)
+
+
+def _access_statement() -> Select[Any]:
+    """The tournament, the session's user and the user's roles in the tournament, in one
+    statement: a row per role (one with no role when there is none), the user's columns
+    empty when the token names no session; its liveness is checked on the row."""
+    token: BindParameter[str] = bindparam("token_hash")
+    session = (select(m.WebSession.revoked_at, m.WebSession.expires_at,
+                      m.User.id.label("user_id"), m.User.username, m.User.display_name,
+                      m.User.person_handle, m.User.lang)
+               .join(m.User, m.User.id == m.WebSession.user_id)
+               .where(m.WebSession.token_hash == token).subquery("signed_in"))
+    roles = union_all(  # as _ROLES: the assignments, and the staff list by the username
+        select(m.Assignment.tournament_id, m.Assignment.role,
+               literal(None, String).label("judge"))
+        .join(m.WebSession, m.WebSession.user_id == m.Assignment.user_id)
+        .where(m.WebSession.token_hash == token),
+        select(m.Staff.tournament_id, m.Staff.role, m.Staff.handle.label("judge"))
+        .join(m.User, m.User.username == m.Staff.handle)
+        .join(m.WebSession, m.WebSession.user_id == m.User.id)
+        .where(m.WebSession.token_hash == token)).subquery("roles")
+    return (TOURNAMENT.add_columns(*session.c, roles.c.role, roles.c.judge)
+            .outerjoin(session, true())
+            .outerjoin(roles, roles.c.tournament_id == m.Tournament.id)
+            .where(m.Tournament.id == bindparam("tournament")))
+
+
+_ACCESS = _access_statement()
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What every request to a tournament begins with, read in one statement: the signed-in
+    user (None: nobody, or a session revoked or expired), the tournament (None: no such
+    tournament) and the user's (role, staff-list handle) rows in it (`roles_from`)."""
+
+    user: UserView | None
+    tournament: TournamentView | None
+    roles: list[tuple[str, str | None]]
+
+
+def standing_in(s: Session, token: str | None, tournament: int) -> Standing:
+    """`session_user`, `find_tournament` and `roles_in`'s rows in one statement instead of
+    three (two more round trips to PostgreSQL, and SQLAlchemy's execution twice more)."""
+    if not 0 < tournament <= BIGGEST_ID:  # no database integer holds it
+        return Standing(session_user(s, token), None, [])
+    rows = plain_rows(s, _ACCESS, {"token_hash": _digest(token) if token else "",
+                                   "tournament": tournament})
+    if not rows:
+        return Standing(session_user(s, token), None, [])
+    first = rows[0]
+    user = None
+    if first.user_id is not None:
+        user = _live(first.revoked_at, first.expires_at,
+                     UserView(id=first.user_id, username=first.username,
+                              display_name=first.display_name,
+                              person_handle=first.person_handle, lang=first.lang))
+    roles = [(row.role, row.judge) for row in rows if row.role is not None and user]
+    return Standing(user, tournament_view(first), roles)
 
 
 def manages_any(s: Session, user: UserView | None) -> bool:

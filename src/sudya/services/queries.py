@@ -322,17 +322,17 @@ def event_of_request(s: Session, tournament_id: int, request_id: str,
 
 # a tournament as the edges show it, read as columns (every request of its pages and API
 # asks for one): no ORM rows
-_TOURNAMENT = (select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
+TOURNAMENT = (select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
                       m.Tournament.edition, m.Tournament.level, m.Tournament.date,
                       m.Tournament.settings, m.Series.id.label("series_id"),
                       m.Series.name.label("series_name"), m.Series.rulebook)
                .join(m.Series, m.Series.id == m.Tournament.series_id))
 
 # built once, and read as plain rows (see accounts._SESSION_USER)
-_TOURNAMENT_BY_ID = _TOURNAMENT.where(m.Tournament.id == bindparam("tournament"))
+_TOURNAMENT_BY_ID = TOURNAMENT.where(m.Tournament.id == bindparam("tournament"))
 
 
-def _tournament_view(row: Row[Any]) -> TournamentView:
+def tournament_view(row: Row[Any]) -> TournamentView:
     return TournamentView(id=row.id, name=row.name, position=row.position,
                           edition=row.edition, level=row.level, date=row.date,
                           settings=dict(row.settings or {}),
@@ -345,13 +345,13 @@ def find_tournament(s: Session, *, tournament: int) -> TournamentView | None:
     if not 0 < tournament <= BIGGEST_ID:
         return None
     rows = plain_rows(s, _TOURNAMENT_BY_ID, {"tournament": tournament})
-    return _tournament_view(rows[0]) if rows else None
+    return tournament_view(rows[0]) if rows else None
 
 
 def all_tournaments(s: Session) -> list[TournamentView]:
     """Every tournament, the newest first."""
-    return [_tournament_view(row) for row in s.execute(
-        _TOURNAMENT.order_by(m.Tournament.date.desc(), m.Tournament.id))]
+    return [tournament_view(row) for row in s.execute(
+        TOURNAMENT.order_by(m.Tournament.date.desc(), m.Tournament.id))]
 
 
 def series_exists(s: Session, *, name: str) -> bool:

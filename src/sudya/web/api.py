@@ -353,6 +353,7 @@ def _may(action: Action | None, *, write: bool = False) -> Callable[..., Access]
     # each `def` dependency is a trip of its own)
     def dependency(tid: TournamentId, ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
                    _c: Annotated[Any, Security(_cookie)] = None) -> Access:
+        ctx.read_standing(tid)  # the user, the tournament and the roles: one statement
         user = _user_of(ctx)
         t, book, roles = ctx.tournament(tid)
         allowed = bool(roles.names) if action is None else roles.can(action)

@@ -12,7 +12,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
-from sudya.services.accounts import AuthError, Roles, csrf_ok, csrf_token, roles_in, session_user
+from sudya.services.accounts import (
+    AuthError,
+    Roles,
+    Standing,
+    csrf_ok,
+    csrf_token,
+    roles_from,
+    roles_in,
+    session_user,
+    standing_in,
+)
 from sudya.services.ledger import Ledger
 from sudya.services.queries import find_tournament
 from sudya.views import TournamentView, UserView
@@ -39,6 +49,7 @@ class Ctx:
     data: dict[str, Any] = field(default_factory=dict)
     _session: Session | None = None
     _user: UserView | None = _UNREAD
+    _standings: dict[int, Standing] = field(default_factory=dict)
 
     @property
     def session(self) -> Session:
@@ -80,12 +91,23 @@ class Ctx:
             raise LoginRequired
         return self.user
 
+    def read_standing(self, tid: int) -> None:
+        """Read the user, tournament `tid` and the user's roles in it in one statement (when
+        the user is not read yet), for `user` and `tournament` to answer from."""
+        if self._user is _UNREAD and tid not in self._standings:
+            found = self._standings[tid] = standing_in(self.session, self.token, tid)
+            self._user = found.user
+
     def tournament(self, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
-        t = find_tournament(self.session, tournament=tid)
+        self.read_standing(tid)
+        found = self._standings.get(tid)
+        t = find_tournament(self.session, tournament=tid) if found is None else found.tournament
         if t is None:
             raise AuthError(i18n.gettext("No such tournament."), status=404)
         book = loader.load(t.series.rulebook, t.edition)
-        return t, book, roles_in(self.session, self.user, t, book)
+        if found is None:
+            return t, book, roles_in(self.session, self.user, t, book)
+        return t, book, roles_from(self.user, found.roles, t, book)
 
     def render(self, template: str, status: int = 200, block: str | None = None,
                **data: Any) -> Response:
