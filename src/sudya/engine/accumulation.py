@@ -35,10 +35,13 @@ def track(state: EngineState, ruling: Ruling) -> None:
 
 def last_day(state: EngineState, ruling: Ruling, ignore: list[str]) -> dt.date | None:
     """The last day a ruling counts for a rule ignoring `ignore` (None: it never does)."""
-    ends = [FOREVER if s.valid_until is None else s.valid_until
-            for s in ruling.sanctions
-            if not s.revoked and s.kind not in ignore and not state.book.kind(s.kind).flag]
-    return max(ends) if ends else None
+    end = None
+    for s in ruling.sanctions:
+        if not s.revoked and s.kind not in ignore and not state.book.kind(s.kind).flag:
+            until = FOREVER if s.valid_until is None else s.valid_until
+            if end is None or until > end:
+                end = until
+    return end
 
 
 def push(state: EngineState, team: str, ruling: Ruling) -> None:
@@ -72,10 +75,13 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
                details: dict[str, Any]) -> None:
     """Sanction the team by every rule whose count of valid rulings is now reached."""
     for i, acc in enumerate(state.book.accumulation):
-        gives = {s.kind for s in acc.gives}
-        if any(validity.holds_kind(state, team, k, day) for k in gives):
+        if any(validity.holds_kind(state, team, s.kind, day) for s in acc.gives):
             continue
-        heap = state.entry(state.accum_heap, (team, i))
+        key = (team, i)
+        heap = state.accum_heap.get(key)
+        if not heap and acc.count > 0:  # nothing counts for the team (most reports)
+            continue
+        heap = state.entry(state.accum_heap, key)
         while heap and heap[0][0] < day:  # no longer valid: stops counting for good
             heapq.heappop(heap)
         if len(heap) < acc.count:
