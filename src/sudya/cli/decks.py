@@ -12,7 +12,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from sudya.cli.main import UsageError, app, cli_lang, out
+from sudya.cli.console import out
+from sudya.cli.main import UsageError, app, cli_lang
 
 deck_app = typer.Typer(help="Дек-листы / deck lists: check, compare.", no_args_is_help=True)
 squad_app = typer.Typer(help="Отряд / squad: the overspend remedy.", no_args_is_help=True)

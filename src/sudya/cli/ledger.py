@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from sudya.cli.main import UsageError, app, cli_lang, out
+from sudya.cli.console import out
+from sudya.cli.main import UsageError, app, cli_lang
 from sudya.engine.model import Ruling
 
 if TYPE_CHECKING:

@@ -7,15 +7,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sudya.errors import SudyaError
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from sudya.rulebooks.schema import Rulebook
 
 app = typer.Typer(
@@ -36,24 +34,6 @@ LevelOpt = Annotated[str | None, typer.Option(help="only this level")]
 EditionOpt = Annotated[str | None, typer.Option(help="edition (default: newest)")]
 StoreDb = Annotated[str | None, typer.Option(
     "--db", help="a ledger's database URL: its stored rulebook editions too")]
-
-
-class _Console:
-    """The console, made when a command first prints: importing rich is about 0.1 s of a
-    start, and `sudya replay` prints no table."""
-
-    made: Console | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self.made is None:
-            from rich.console import Console
-
-            # rulebook texts contain brackets (`[level * attacks]`): never read them as markup
-            self.made = Console(soft_wrap=True, markup=False, highlight=False)
-        return getattr(self.made, name)
-
-
-out = cast("Console", _Console())
 
 
 class UsageError(SudyaError):
@@ -84,14 +64,16 @@ def replay(
 ) -> None:
     """Проиграть сценарий и вывести решения (JSON). Replay a scenario, print rulings as JSON."""
     from sudya.bulk import paused_gc
-    from sudya.scenario import replay_json_text
-    from sudya.scenario_file import load_scenario_file
 
     # the file's data, the events, the engine and the output all live until the command
     # ends: the collector's full collections would walk them again and again (a third of
     # a season's replay beside the engine), so it waits the whole command, not the engine's
-    # run alone
+    # run alone; and the imports, whose pydantic models and rulebook are many thousands of
+    # objects made to stay (its collections during them: 25-55 ms of a start)
     with paused_gc():
+        from sudya.scenario import replay_json_text
+        from sudya.scenario_file import load_scenario_file
+
         chunks = replay_json_text(load_scenario_file(file), checked=True)
         sys.stdout.flush()
         stream = sys.stdout.buffer
@@ -118,6 +100,7 @@ def rulebooks(lang: Lang = "ru") -> None:
     """Список встроенных регламентов. List the bundled rulebooks."""
     from rich.table import Table
 
+    from sudya.cli.console import out
     from sudya.rulebooks import loader
 
     lang = _lang(lang)
@@ -141,6 +124,7 @@ def rulebook_show(
     """Таблица нарушений. The infraction table: penalties per level, sources, marks."""
     from rich.table import Column, Table
 
+    from sudya.cli.console import out
     from sudya.rulebooks.describe import explain, special_rules
 
     lang = _lang(lang)
@@ -181,6 +165,7 @@ def lookup(
     lang: Lang = "ru",
 ) -> None:
     """Объяснить одно нарушение. Explain one infraction: penalty, source, special rules."""
+    from sudya.cli.console import out
     from sudya.rulebooks.describe import explain, label
 
     lang = _lang(lang)
@@ -226,6 +211,7 @@ def rulebook_lint(
 ) -> None:
     """Проверить регламент. Lint: errors exit 1 (warnings too with --strict); interpretations
     and conflicts are notes."""
+    from sudya.cli.console import out
     from sudya.rulebooks.lint import lint
 
     findings = lint(ref, _lang(lang))
@@ -256,6 +242,7 @@ def rulebook_test(
     """Тесты регламента: его сценарии. Run the rulebook's own cases (cases/ID/ or FILE.cases/;
     with --db, a stored edition's published cases): exit 0 all pass, 1 some fail (their
     differences shown), 2 bad input."""
+    from sudya.cli.console import out
     from sudya.rulebook_cases import report, run
 
     lang = _lang(lang)
@@ -292,6 +279,7 @@ def rulebook_editions(
     what changed (with --db, the editions stored in the ledger too)."""
     from rich.table import Table
 
+    from sudya.cli.console import out
     from sudya.rulebooks.editions import history
 
     lang = _lang(lang)
@@ -333,6 +321,7 @@ def rulebook_diff(
     edition_b: Annotated[str, typer.Argument()],
 ) -> None:
     """Различия двух редакций. Differences between two editions."""
+    from sudya.cli.console import out
     from sudya.rulebooks.editions import diff
 
     lines = diff(_book(ref, edition_a), _book(ref, edition_b))
@@ -354,6 +343,7 @@ def rulebook_precedent(
     out_dir: Annotated[Path | None, typer.Option(help="where to write the edition file")] = None,
 ) -> None:
     """Прецедент → новое правило в следующей редакции. Write the next edition with a new rule."""
+    from sudya.cli.console import out
     from sudya.rulebooks.editions import write_precedent
 
     kinds = [k.strip() for k in sanctions.split(",") if k.strip()]
@@ -374,6 +364,7 @@ def demo(lang: Lang = "ru") -> None:
     """Демонстрация: проиграть встроенный сценарий турнира. Replay a demo tournament."""
     from rich.table import Table
 
+    from sudya.cli.console import out
     from sudya.scenario import replay as run
     from sudya.scenario_file import load_scenario_file
 

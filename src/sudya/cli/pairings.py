@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
+from sudya.cli.console import out
 from sudya.cli.ledger import Actor, Db, TournamentOpt, _actor, _ledger
-from sudya.cli.main import app, cli_lang, out
+from sudya.cli.main import app, cli_lang
 
 pairings_app = typer.Typer(help="Рассадка тура / pairings: import.", no_args_is_help=True)
 app.add_typer(pairings_app, name="pairings")

@@ -16,8 +16,9 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from sudya.cli.console import out
 from sudya.cli.ledger import Db, _date, _ledger
-from sudya.cli.main import UsageError, app, out
+from sudya.cli.main import UsageError, app
 
 
 class _JudgeByDefault(TyperGroup):

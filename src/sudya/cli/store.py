@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from sudya.cli.console import out
 from sudya.cli.ledger import Actor, Db, JsonOpt, _actor, _ledger
-from sudya.cli.main import UsageError, out, rulebook_app
+from sudya.cli.main import UsageError, rulebook_app
 
 if TYPE_CHECKING:
     from sudya.views import EditionView
