@@ -133,14 +133,14 @@ class Replay:
             raw, prefix = {k: item[k] for k in INFRACTION_KEYS if k in item}, ""
         else:
             raw, prefix = item[kind], kind
-        quick = commands.quick_event(kind, raw, eid, self.book, self.roster, self.entered)
-        if quick is not None:
-            return quick
             if kind == "end-of-match" and raw is None:
                 raw = {}
             if kind == "appeal" and isinstance(raw, dict) and "choice" not in raw \
                     and "choice" in item:
                 raw = {**raw, "choice": item["choice"]}
+        quick = commands.quick_event(kind, raw, eid, self.book, self.roster, self.entered)
+        if quick is not None:
+            return quick
         cmd = commands.decode(LEDGER_KIND.get(kind, kind), raw, prefix)
         commands.fits(cmd, self.book, prefix)
         commands.known(cmd, self.roster, self.entered)

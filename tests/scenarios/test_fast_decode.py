@@ -248,3 +248,23 @@ def test_a_plain_json_file_is_not_walked(tmp_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(PlainDataError, match="control character") as refused:
         load_scenario_file(path)
     assert refused.value.field == "events[0].id"
+
+
+def test_the_shorthands_of_an_event_are_read_as_before(tmp_path: Path) -> None:
+    """An end of match written with nothing (`end-of-match:`) is one with no fields, and an
+    appeal's `choice` may stand beside the appeal as beside an infraction (both were skipped
+    once the quick way came first)."""
+    written = HERE / "team-wargame" / "appeal-frivolous-warning.yaml"
+    beside = tmp_path / "beside.yaml"
+    beside.write_text(written.read_text(encoding="utf-8").replace(
+        "outcome: frivolous, choice: warning}\n", "outcome: frivolous}\n    choice: warning\n"),
+        encoding="utf-8")
+    assert "    choice: warning\n" in beside.read_text(encoding="utf-8")
+    assert prepared(beside) == prepared(written)
+    empty, fields = tmp_path / "empty.yaml", tmp_path / "fields.yaml"
+    text = ("rulebook: berserk\ndate: 2026-03-01\nlevel: professional\nplayers: [a, b]\n"
+            "events:\n  - {id: e1, infraction: gameplay.slow-play, player: a, round: 1}\n")
+    empty.write_text(text + "  - {id: m1, end-of-match: }\n", encoding="utf-8")
+    fields.write_text(text + "  - {id: m1, end-of-match: {}}\n", encoding="utf-8")
+    assert not isinstance(prepared(empty), str)
+    assert prepared(empty) == prepared(fields)
