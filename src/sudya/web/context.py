@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
@@ -27,6 +27,7 @@ from sudya.services.ledger import Ledger
 from sudya.services.queries import find_tournament
 from sudya.views import TournamentView, UserView
 from sudya.web import i18n
+from sudya.web.asgi import HttpMiddleware
 
 COOKIE = "sudya_session"
 
@@ -137,18 +138,12 @@ async def get_ctx(request: Request) -> Ctx:
     return ctx
 
 
-class ClosingContexts:
+class ClosingContexts(HttpMiddleware):
     """ASGI middleware: the sessions the request's contexts opened are closed once its
     response is sent, or it failed. A read session holds no transaction
     (db.session.session_factory), so closing it sends nothing to the database."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         contexts: list[Ctx] = []
         scope[CONTEXTS] = contexts
         try:

@@ -13,9 +13,10 @@ from urllib.parse import parse_qs
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import cookie_parser
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from sudya.web import i18n, security
+from sudya.web.asgi import HttpMiddleware
 
 YEAR = 365 * 86400
 _ALWAYS = (("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"),
@@ -30,14 +31,8 @@ def _cookie(scope: Scope, name: str) -> str | None:
     return None
 
 
-class LanguageAndHeaders:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class LanguageAndHeaders(HttpMiddleware):
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         asked = query.get("lang", [None])[0]
         lang = i18n.pick(asked or _cookie(scope, "lang"))

@@ -21,6 +21,7 @@ import orjson
 
 from sudya.scenario_file import PlainDataError, json_error, plain
 from sudya.web import i18n
+from sudya.web.asgi import HttpMiddleware
 
 MAX_JSON_BODY = 1_000_000
 MAX_OTHER_BODY = 2_000_000
@@ -55,16 +56,10 @@ def json_problem(body: bytes) -> tuple[list[str | int], str, str] | None:
     return None
 
 
-class RequestLimits:
+class RequestLimits(HttpMiddleware):
     """ASGI middleware: body size limits (413) and plain JSON for the API (422)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
         api = path.startswith("/api/")
         if "\x00" in path or _has_nul(scope.get("query_string", b"")):
