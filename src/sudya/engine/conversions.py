@@ -30,9 +30,13 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
     changed = True
     while changed:
         changed = False
+        # the subjects' pool owners, by how a rule pools (its rules mostly pool alike): found
+        # again when a conversion's owner joins the subjects
+        owners: dict[str, list[str]] = {}
         for conv in state.book.conversions:
-            pools = {state.pool(s, conv.pool) for s in subjects}
-            for owner in sorted(pools):
+            if conv.pool not in owners:
+                owners[conv.pool] = sorted({state.pool(s, conv.pool) for s in subjects})
+            for owner in owners[conv.pool]:
                 key = (owner, conv.source_kind)
                 pool = state.conv.get(key)
                 if pool is None or len(pool) < conv.count:  # left after the last look: too few
@@ -52,7 +56,9 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
                     for s in used:
                         state.add_use(s, ruling)
                     state.record(ruling)
-                    subjects = {*subjects, owner}
+                    if owner not in subjects:
+                        subjects = {*subjects, owner}
+                        owners.clear()
                     changed = True
                 pool[:] = [s for s in pool if not s.revoked and not s.consumed]
 

@@ -54,7 +54,8 @@ def offence(state: EngineState, ev: Offence) -> None:
     # a variant with its own table brings its own repeats (none when it names none)
     rows = (variant.repeats if variant and variant.penalty is not None
             else inf.repeats)
-    no_penalty = [*inf.no_penalty_when, *(variant.no_penalty_when if variant else [])]
+    no_penalty = ([*inf.no_penalty_when, *variant.no_penalty_when]
+                  if variant and variant.no_penalty_when else inf.no_penalty_when)  # read only
     table = cell(state, penalty)
     subjects = [ev.offender]
     ap = inf.also_penalise
@@ -67,7 +68,8 @@ def offence(state: EngineState, ev: Offence) -> None:
             subjects.append(other)
     made: list[Ruling] = []
     for subject in subjects:
-        sub_names = {**names, "offender": subject}
+        # one subject (most reports): the names themselves, nothing reads them after it
+        sub_names = names if len(subjects) == 1 else {**names, "offender": subject}
         made.append(rule_on(state, ev, inf, subject, day, details, sub_names,
                             table, rows, no_penalty))
     for ruling in made:
