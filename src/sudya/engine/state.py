@@ -76,8 +76,10 @@ class EngineState:
         self.tallies: dict[tuple[int, str, str], repeats.Tally | Ruling | None] = {}
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         # validity: subject -> kind -> the sanctions of that kind it bears, by last valid day;
-        # a subject given one sanction so far: that sanction; None: a revocation left none
-        self.held: dict[str, dict[str, list[Sanction]] | Sanction | None] = {}
+        # a subject given one sanction so far: that sanction, one of each of a few kinds: a
+        # tuple of them; None: a revocation left none
+        self.held: dict[str, dict[str, list[Sanction]] | tuple[Sanction, ...] | Sanction
+                        | None] = {}
         # validity: subject -> the last day it holds any punishment (None: none now); the
         # last day of a kind is that of the last of its list
         self.until: dict[str, dt.date | None] = {}

@@ -103,6 +103,8 @@ def holds_kind(state: EngineState, subject: str, kind: str, day: dt.date) -> boo
         return False
     if isinstance(held, Sanction):
         return held.kind == kind and _last_day(held) >= day
+    if isinstance(held, tuple):
+        return any(s.kind == kind and _last_day(s) >= day for s in held)
     of_kind = held.get(kind)
     return of_kind is not None and bool(of_kind) and _last_day(of_kind[-1]) >= day
 
@@ -142,15 +144,24 @@ def track_until(state: EngineState, s: Sanction, flag: bool | None = None) -> No
     subject, kind = s.subject, s.kind
     # the subject's sanctions of each kind, by their last valid day: what it holds after a
     # revocation is the last one left, found without walking the subject's history. Most
-    # subjects are given one sanction: it stands for the lists (a dict is made at the second)
+    # subjects are given one sanction, or one of each of a few kinds (a ruling's sanctions
+    # of different kinds): it, or a tuple of them, stands for the lists (one a kind)
     held = state.held.get(subject)
     if held is None:
         state.keep_key(state.held, subject)
         state.held[subject] = s
+        few: tuple[Sanction, ...] | None = None
     else:
-        if isinstance(held, Sanction):
+        few = (held,) if isinstance(held, Sanction) else \
+            held if isinstance(held, tuple) else None
+    if few is not None and all(x.kind != kind for x in few):
+        state.keep_key(state.held, subject)
+        state.held[subject] = (*few, s)
+    elif held is not None:
+        if few is not None:  # a second of a kind: the lists
             state.keep_key(state.held, subject)
-            held = state.held[subject] = {held.kind: [held]}
+            held = state.held[subject] = {x.kind: [x] for x in few}
+        assert isinstance(held, dict)
         of_kind = held.get(kind)
         if not of_kind:
             state.keep(held)
@@ -180,6 +191,12 @@ def retrack(state: EngineState, subject: str) -> None:
             state.keep_key(state.held, subject)
             state.held[subject] = None
         lists = [] if held.revoked else [(held.kind, held)]
+    elif isinstance(held, tuple):  # one of each kind: the revoked ones leave
+        left = tuple(x for x in held if not x.revoked)
+        if len(left) < len(held):
+            state.keep_key(state.held, subject)
+            state.held[subject] = left if len(left) > 1 else left[0] if left else None
+        lists = [(x.kind, x) for x in left]
     else:
         lists = []
         for kind, of_kind in held.items():
