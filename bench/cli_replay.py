@@ -14,6 +14,10 @@ the bytecode goes to a cache of its own (PYTHONPYCACHEPREFIX, nothing written be
 sources) and a tiny scenario of the same rulebook runs first. `--compile` keeps the
 environment as it is: every module compiled at each start, as before.
 
+On a shared machine the wall-clock ratio moves with others' load between the two runs; the
+CPU-time ratio (the engine's process time; the command's user + system time) moves far less,
+and is printed beside it.
+
     python bench/cli_replay.py [--events 100000] [--books berserk,clan-championship,team-wargame]
                                [--compile]
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -116,19 +121,24 @@ def main() -> None:
                                check=True, env=env)
             size = path.stat().st_size
             prepared = Replay(load_scenario_file(path))
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             prepared.run()
             engine = time.perf_counter() - start
+            engine_cpu = time.process_time() - cpu
             del prepared
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             with open(os.devnull, "wb") as sink:
                 subprocess.run([str(sudya), "replay", str(path)], stdout=sink, check=True,
                                env=env)
             whole = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            whole_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         worst = max(worst, whole / engine)
         print(f"{book_id}: {len(events):,} events ({size / 1e6:.1f} MB of JSON): engine "
               f"{engine:.2f} s, sudya replay end to end {whole:.2f} s = "
-              f"{whole / engine:.2f}× the engine", flush=True)
+              f"{whole / engine:.2f}× the engine (CPU: {engine_cpu:.2f} s, {whole_cpu:.2f} s = "
+              f"{whole_cpu / engine_cpu:.2f}×)", flush=True)
     print(f"cli-replay-over-engine: {worst:.2f} (goal 2.0)")
 
 
