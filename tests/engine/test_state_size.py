@@ -105,3 +105,12 @@ def test_an_event_that_made_one_ruling_is_indexed_by_it() -> None:
                                       r.cause not in ("appeal", "decision", "cancellation",
                                                       "stacking", "conversion",
                                                       "accumulation"))
+
+
+def test_a_fighter_disqualified_for_the_series_once_is_indexed_by_the_sanction() -> None:
+    """Who is out for the series (state.series_out): a subject disqualified once, as most
+    are, by that sanction, not by a list of it."""
+    engine = clan_season()
+    assert len(engine.series_out) > 100
+    per_subject = containers(list(engine.series_out.values())) / len(engine.series_out)
+    assert per_subject < 0.5, f"{per_subject:.2f} containers per subject"

@@ -48,6 +48,7 @@ ANSWERS = ("appeal", "cancellation", "decision")
 NOT_PRIMARY = (*DERIVED, *ANSWERS)  # what an event's own rulings are not
 
 V = TypeVar("V")
+T = TypeVar("T", bound=Ruling | Sanction)
 
 
 class EngineState:
@@ -99,7 +100,8 @@ class EngineState:
         self.conv: dict[tuple[str, str], list[Sanction]] = defaultdict(list)
         self.out: dict[str, list[Sanction]] = defaultdict(list)
         # the series' pool of status sanctions that keep their bearer out of later tournaments
-        self.series_out: dict[str, list[Sanction]] = defaultdict(list)
+        # (a subject's one sanction itself, a tuple of several: most are disqualified once)
+        self.series_out: dict[str, Sanction | tuple[Sanction, ...]] = {}
         # this tournament: a removed player -> who took their place
         self.replaced: dict[str, str] = {}
         # accumulation: (team, rule) -> heap of (the day it stops counting, seq, ruling) of
@@ -289,7 +291,7 @@ class EngineState:
         for s in self.out.get(subject, ()):
             if s.status == "removed" and not s.revoked:
                 return s
-        for s in self.series_out.get(subject, ()):
+        for s in _as_tuple(self.series_out.get(subject)):
             if not s.revoked and s.ruling is not None and s.ruling.tournament < self.t.index:
                 return s
         return None
@@ -374,7 +376,8 @@ class EngineState:
         if s.status:
             self.entry(self.out, s.subject).append(s)
             if s.scope == "series":
-                self.entry(self.series_out, s.subject).append(s)
+                self.keep_key(self.series_out, s.subject)
+                self.series_out[s.subject] = _joined(self.series_out.get(s.subject), s)
         if self.book.stacking and not stacking.track(self, s, ruling):
             return
         if self.book.conversions:
@@ -394,21 +397,20 @@ class EngineState:
                 accumulation.accumulate(self, event_id, team, day, details)
 
 
-def _joined(rulings: Ruling | tuple[Ruling, ...] | None, ruling: Ruling
-            ) -> Ruling | tuple[Ruling, ...]:
-    """An index entry with one more ruling: the ruling alone, then a tuple (a season's
-    entries are mostly one ruling, a tuple of one was 64 bytes more each)."""
-    if rulings is None:
-        return ruling
-    if isinstance(rulings, Ruling):
-        return (rulings, ruling)
-    return (*rulings, ruling)
+def _joined(items: T | tuple[T, ...] | None, item: T) -> T | tuple[T, ...]:
+    """An index entry (of rulings, or sanctions) with one more: the first alone, then a
+    tuple (a season's entries mostly hold one; a tuple of one was 64 bytes more each)."""
+    if items is None:
+        return item
+    if isinstance(items, (Ruling, Sanction)):
+        return (items, item)
+    return (*items, item)
 
 
-def _as_tuple(rulings: Ruling | tuple[Ruling, ...] | None) -> tuple[Ruling, ...]:
-    if rulings is None:
+def _as_tuple(items: T | tuple[T, ...] | None) -> tuple[T, ...]:
+    if items is None:
         return ()
-    return (rulings,) if isinstance(rulings, Ruling) else rulings
+    return (items,) if isinstance(items, (Ruling, Sanction)) else items
 
 
 class Trial:
