@@ -37,7 +37,7 @@ STATUS_RANK = {"active": 0, "removed": 1, "disqualified": 2, "suspended": 3}
 
 
 class View(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     def as_json(self) -> dict[str, Any]:
         """The view as the contract's JSON: unset keys absent, dates as ISO strings."""
@@ -158,8 +158,8 @@ def sanction_json(s: Sanction, ruling_subject: str | None, with_validity: bool
     return out
 
 
-def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = None
-                ) -> dict[str, Any]:
+def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = None,
+                reasons: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
     """A ruling as the contract's JSON (RulingView's shape, which RulingView.of checks).
 
     `texts`: English texts of reasons already rendered in this batch, by the reason's id
@@ -188,7 +188,16 @@ def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = N
             text = texts[id(n)] = reason_text(n)
         notes.append(text)
     out["notes"] = notes
-    out["reasons"] = [n.as_json() for n in r.notes]
+    if reasons is None:
+        out["reasons"] = [n.as_json() for n in r.notes]
+    else:  # the engine shares one reason among an infraction's rulings: its JSON made once
+        made = []
+        for n in r.notes:
+            found = reasons.get(id(n))
+            if found is None:
+                found = reasons[id(n)] = n.as_json()
+            made.append(found)
+        out["reasons"] = made
     return out
 
 
@@ -358,6 +367,11 @@ def _nested(value: Any, depth: int) -> bytes:
     return text.replace(b"\n", b"\n" + b"  " * depth) if depth else text
 
 
+# a batch of rulings dumped as {"rulings": [...]} is indented as the whole document indents
+# them (two levels down): these are its brackets, left off
+_HEAD, _TAIL = len(b'{\n  "rulings": ['), len(b"\n  ]\n}")
+
+
 def replay_json_chunks(book: Rulebook, roster: Roster, rulings: list[Ruling],
                        results: list[tuple[Result, int]], batch: int = 500
                        ) -> Iterator[bytes]:
@@ -368,6 +382,8 @@ def replay_json_chunks(book: Rulebook, roster: Roster, rulings: list[Ruling],
 
     with_validity = book.validity is not None
     texts: dict[int, str] = {}
+    # the JSON of reasons already made (written at once, so a shared dict is never changed)
+    reasons: dict[int, dict[str, Any]] = {}
     yield b'{\n  "rulebook": ' + _nested({"id": book.id, "edition": book.edition}, 1)
     if not rulings:
         yield b',\n  "rulings": []'
@@ -376,9 +392,10 @@ def replay_json_chunks(book: Rulebook, roster: Roster, rulings: list[Ruling],
         for start in range(0, len(rulings), batch):
             # a batch as one indented list, one level deep, its brackets left off: each
             # ruling's text as _nested(ruling, 2) after a line end, one orjson call a batch
-            part = _nested([ruling_json(r, with_validity, texts)
-                            for r in rulings[start:start + batch]], 1)
-            yield (b"," if start else b"") + part[1:-4]
+            part = orjson.dumps({"rulings": [ruling_json(r, with_validity, texts, reasons)
+                                             for r in rulings[start:start + batch]]},
+                                option=JSON_OPTIONS)
+            yield (b"," if start else b"") + part[_HEAD:-_TAIL]
         yield b"\n  ]"
     yield b',\n  "subjects": ' + _nested(subjects_json(book, roster, rulings), 1)
     table = standings(book, roster, rulings, results)
