@@ -8,7 +8,10 @@ UV := $(PYTHON) -m uv
 
 setup:
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet --disable-pip-version-check uv
-	@$(UV) sync --frozen --quiet
+	@# with the bytecode compiled once here: where PYTHONDONTWRITEBYTECODE is set (CI, some
+	@# containers), every start of `sudya` would otherwise compile each module it imports
+	@$(UV) sync --frozen --quiet --compile-bytecode
+	@$(UV) run --frozen python -m compileall -q src >/dev/null
 	@# WeasyPrint (PDF reports) needs the system's Pango and the DejaVu fonts for Cyrillic
 	@{ ldconfig -p | grep -q libpangoft2-1.0 && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; } || { \
 	  echo "installing Debian's Pango and fonts-dejavu-core for the PDF reports"; \
