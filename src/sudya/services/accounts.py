@@ -393,11 +393,7 @@ def _access_statement() -> Select[Any]:
     statement: a row per role (one with no role when there is none), the user's columns
     empty when the token names no session; its liveness is checked on the row."""
     token: BindParameter[str] = bindparam("token_hash")
-    session = (select(m.WebSession.revoked_at, m.WebSession.expires_at,
-                      m.User.id.label("user_id"), m.User.username, m.User.display_name,
-                      m.User.person_handle, m.User.lang)
-               .join(m.User, m.User.id == m.WebSession.user_id)
-               .where(m.WebSession.token_hash == token).subquery("signed_in"))
+    session = _SESSION_USER.subquery("signed_in")
     roles = union_all(  # as _ROLES: the assignments, and the staff list by the username
         select(m.Assignment.tournament_id, m.Assignment.role,
                literal(None, String).label("judge"))
@@ -407,7 +403,9 @@ def _access_statement() -> Select[Any]:
         .join(m.User, m.User.username == m.Staff.handle)
         .join(m.WebSession, m.WebSession.user_id == m.User.id)
         .where(m.WebSession.token_hash == token)).subquery("roles")
-    return (TOURNAMENT.add_columns(*session.c, roles.c.role, roles.c.judge)
+    # the session's user columns, its `id` as user_id beside the tournament's own id
+    user_columns = [c.label("user_id") if c.key == "id" else c for c in session.c]
+    return (TOURNAMENT.add_columns(*user_columns, roles.c.role, roles.c.judge)
             .outerjoin(session, true())
             .outerjoin(roles, roles.c.tournament_id == m.Tournament.id)
             .where(m.Tournament.id == bindparam("tournament")))
