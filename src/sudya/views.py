@@ -182,22 +182,20 @@ def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = N
     if texts is None:
         texts = {}
     notes = []
-    for n in r.notes:
-        text = texts.get(id(n))
+    made: list[dict[str, Any]] = []
+    for n in r.notes:  # the engine shares one reason among an infraction's rulings
+        nid = id(n)
+        text = texts.get(nid)
         if text is None:
-            text = texts[id(n)] = reason_text(n)
+            text = texts[nid] = reason_text(n)
         notes.append(text)
-    out["notes"] = notes
-    if reasons is None:
-        out["reasons"] = [n.as_json() for n in r.notes]
-    else:  # the engine shares one reason among an infraction's rulings: its JSON made once
-        made = []
-        for n in r.notes:
-            found = reasons.get(id(n))
+        if reasons is not None:  # its JSON made once, by a writer that dumps it at once
+            found = reasons.get(nid)
             if found is None:
-                found = reasons[id(n)] = n.as_json()
+                found = reasons[nid] = n.as_json()
             made.append(found)
-        out["reasons"] = made
+    out["notes"] = notes
+    out["reasons"] = made if reasons is not None else [n.as_json() for n in r.notes]
     return out
 
 
