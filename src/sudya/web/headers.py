@@ -2,9 +2,8 @@
 
 The language comes from `?lang=` (then kept in a cookie for a year) or the cookie. Every
 response says `nosniff`, `same-origin` and `DENY`; an HTML page gets its charset and the
-Content-Security-Policy (sudya.web.security). Plain ASGI rather than `@app.middleware("http")`:
-Starlette's BaseHTTPMiddleware runs the rest of the app in a task of its own and pipes the
-body through a memory stream, which cost about a tenth of a recorded ruling's time.
+Content-Security-Policy (sudya.web.security). Plain ASGI (sudya.web.asgi) rather than
+`@app.middleware("http")`, whose memory stream cost about a tenth of a recorded ruling's time.
 """
 
 from __future__ import annotations
