@@ -82,9 +82,15 @@ def test_a_snapshot_of_an_older_version_is_replaced_even_with_no_new_event(
     assert again.projection.last_replayed == 0
 
 
+# a hex digest's first two characters replaced by others (a fixed 'ab' left one digest in
+# 256, the one that began with it, as it was: the chain covers the rows' times, so it differs
+# from run to run)
+_OTHER = "CASE WHEN {0} LIKE 'ab%' THEN 'cd' ELSE 'ab' END || substr({0}, 3)"
+
+
 @pytest.mark.parametrize("forgery", [
-    "UPDATE engine_snapshot SET digest = 'ab' || substr(digest, 3)",  # not its signature
-    "UPDATE engine_snapshot SET chain = 'ab' || substr(chain, 3)",  # the ledger changed
+    f"UPDATE engine_snapshot SET digest = {_OTHER.format('digest')}",  # not its signature
+    f"UPDATE engine_snapshot SET chain = {_OTHER.format('chain')}",  # the ledger changed
     "UPDATE engine_snapshot SET code = 'an older version of the engine'",
 ])
 def test_a_snapshot_that_cannot_be_trusted_is_ignored(
