@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from sqlalchemy import Row, bindparam, func, select, union
+from sqlalchemy import Row, bindparam, func, literal, select, union
 from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 
 from sudya.bulk import paused_gc
@@ -432,7 +432,9 @@ def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView
     subjects = subjects_view(book, tournament_roster(s, t), rulings_of(s, t))
     # a disqualification «с турнира/чемпионата» of an earlier tournament keeps its bearer out
     # for the rest of the series (regulations.md §4 E7): the status, not the sanction, carries;
-    # only those sanctions are read (by scope), not the earlier tournaments' rulings
+    # only those sanctions are read (by scope), not the earlier tournaments' rulings; the
+    # scope is written in the SQL, not bound, so that the planner can use the partial index
+    # of those sanctions (ix_sanction_series_scope: a bound value may be anything)
     if t.position == 0:
         return subjects
     carried = s.execute(
@@ -440,7 +442,8 @@ def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView
         .join(m.Ruling, m.Ruling.id == m.SanctionRow.ruling_id)
         .join(m.Tournament, m.Tournament.id == m.Ruling.tournament_id)
         .outerjoin(m.Revocation, m.Revocation.sanction_id == m.SanctionRow.id)
-        .where(m.SanctionRow.scope == "series", m.Ruling.series_id == t.series_id,
+        .where(m.SanctionRow.scope == literal("series", literal_execute=True),
+               m.Ruling.series_id == t.series_id,
                m.Tournament.position < t.position, m.Revocation.id.is_(None))
         .order_by(m.Ruling.position, m.SanctionRow.position))
     for subject, kind, own in carried:
