@@ -9,6 +9,12 @@ transaction. The ledger records one ruling per transaction through the service l
 sanctions inserted). It also compares the rate after a long history with the rate on a fresh
 series (≈1 means the work per ruling does not grow with the history).
 
+On SQLite it also measures the database's own share of a ruling: every statement the ledger
+sent for its rulings (traced, with their values) run again by raw sqlite3 on a copy of the
+file taken just before, at the same durability. A ruling is a transaction of several rows and
+their index entries, not one small row: that replay is the fastest the ledger could go with
+no Python at all, and shows how much of the gap to one-row commits is the database's work.
+
     python bench/record.py [--history 3000] [--n 300] [--db URL]
 """
 
@@ -23,6 +29,7 @@ import time
 from pathlib import Path
 
 import sqlalchemy as sa
+from sqlalchemy import event
 from throwaway import database
 
 from sudya.db.migrate import upgrade
@@ -71,6 +78,46 @@ class Baseline:
         return time.perf_counter() - start
 
 
+class Floor:
+    """The ledger's own statements, traced as the ledger sends them, run again by raw sqlite3
+    on a copy of the file taken before them (SQLite only)."""
+
+    def __init__(self, engine: sa.Engine, url: str) -> None:
+        self.path = Path(url.removeprefix("sqlite:///"))
+        self.statements: list[str] | None = None  # tracing while a list
+        event.listen(engine, "connect", self._connected)
+
+    def _connected(self, dbapi: sqlite3.Connection, _record: object) -> None:
+        dbapi.set_trace_callback(self._traced)
+
+    def _traced(self, sql: str) -> None:
+        if self.statements is not None:
+            self.statements.append(sql)
+
+    def start(self) -> None:
+        """Copy the ledger's file as it is now, then trace what the ledger sends."""
+        copy = self.path.with_name("floor.db")
+        copy.unlink(missing_ok=True)
+        with sqlite3.connect(self.path) as src, sqlite3.connect(copy) as dst:
+            src.backup(dst)
+        self.copy = copy
+        self.statements = []
+
+    def seconds(self) -> float:
+        """Run what was traced since `start` on the copy, as the ledger's connections do."""
+        statements, self.statements = self.statements or [], None
+        db = sqlite3.connect(self.copy, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
+        db.execute("PRAGMA foreign_keys=ON")
+        start = time.perf_counter()
+        for sql in statements:
+            db.execute(sql).fetchall()
+        took = time.perf_counter() - start
+        db.close()
+        return took
+
+
 def series(ledger: Ledger, name: str, players: int) -> int:
     actor = Actor("bench")
     ledger.create_series(name=name, rulebook="berserk", actor=actor)
@@ -104,6 +151,9 @@ def main() -> None:
 
 def measure(url: str, history: int, n: int) -> None:
     engine = make_engine(url)
+    # before the first connection: each one is traced (a call that returns at once when not
+    # tracing, some 2 µs of a ruling's 800)
+    floor = Floor(engine, url) if url.startswith("sqlite:///") else None
     upgrade(engine)
     ledger = Ledger(engine)
     rng = random.Random(7)
@@ -113,18 +163,27 @@ def measure(url: str, history: int, n: int) -> None:
     record_seconds(ledger, long_tid, "long", 200, history, rng)
     # interleaved in rounds, so that a disk or a neighbour slowing down for a while weighs
     # on the baseline and the ledger alike
-    took = {"raw": 0.0, "fresh": 0.0, "long": 0.0}
+    took = {"raw": 0.0, "fresh": 0.0, "long": 0.0, "floor": 0.0}
     rounds = 10
     for r in range(rounds):
         k = n // rounds + (r < n % rounds)
         took["raw"] += raw.seconds(k)
+        if floor is not None:
+            floor.start()
         took["fresh"] += record_seconds(ledger, fresh_tid, "fresh", 200, k, rng)
+        if floor is not None:
+            took["floor"] += floor.seconds()
         took["long"] += record_seconds(ledger, long_tid, "long", 200, k, rng)
     commits, fresh, long = (n / took[k] for k in ("raw", "fresh", "long"))
     print(f"{raw.what}: {commits:,.0f}/s; ledger rulings: {fresh:,.0f}/s fresh, "
           f"{long:,.0f}/s after {history:,} events")
     print(f"ledger / raw commit rate = {fresh / commits:.2f}; "
           f"after a long history / fresh = {long / fresh:.2f}")
+    if floor is not None:
+        own = n / took["floor"]
+        print(f"raw sqlite3 running the ledger's own statements: {own:,.0f} rulings/s "
+              f"= {own / commits:.2f} x raw commits (the most the ledger could reach); "
+              f"ledger / that = {fresh / own:.2f}")
     print(f"RECORD: {fresh / commits:.2f} x raw commits (goal 0.5)")
     engine.dispose()
 
