@@ -10,10 +10,12 @@ sanctions inserted). It also compares the rate after a long history with the rat
 series (≈1 means the work per ruling does not grow with the history).
 
 On SQLite it also measures the database's own share of a ruling: every statement the ledger
-sent for its rulings (traced, with their values) run again by raw sqlite3 on a copy of the
-file taken just before, at the same durability. A ruling is a transaction of several rows and
-their index entries, not one small row: that replay is the fastest the ledger could go with
-no Python at all, and shows how much of the gap to one-row commits is the database's work.
+sent for its rulings run again by raw sqlite3 on a copy of the file taken just before, at the
+same durability: the ledger's prepared statements with the values it bound (so sqlite3 parses
+each once, as it does for the ledger), the rest (BEGIN IMMEDIATE, COMMIT) as traced. A ruling
+is a transaction of several rows and their index entries, not one small row: that replay is
+the fastest the ledger could go with no Python at all, and shows how much of the gap to
+one-row commits is the database's work.
 
     python bench/record.py [--history 3000] [--n 300] [--db URL]
 """
@@ -27,11 +29,13 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from throwaway import database
 
+from sudya.db import prepared
 from sudya.db.migrate import upgrade
 from sudya.db.session import SQLITE_SYNCHRONOUS, make_engine, normalise_url
 from sudya.services.ledger import Actor, Ledger
@@ -84,15 +88,26 @@ class Floor:
 
     def __init__(self, engine: sa.Engine, url: str) -> None:
         self.path = Path(url.removeprefix("sqlite:///"))
-        self.statements: list[str] | None = None  # tracing while a list
+        self.statements: list[tuple[str, Any]] | None = None  # tracing while a list
+        self.bound: tuple[str, Any] | None = None  # what a prepared statement is about to run
         event.listen(engine, "connect", self._connected)
+        parameters = prepared._Compiled.parameters
+
+        def bound(compiled: prepared._Compiled, values: Any) -> Any:
+            params = parameters(compiled, values)
+            self.bound = (compiled.sql, params)
+            return params
+
+        prepared._Compiled.parameters = bound  # type: ignore[method-assign]
 
     def _connected(self, dbapi: sqlite3.Connection, _record: object) -> None:
         dbapi.set_trace_callback(self._traced)
 
     def _traced(self, sql: str) -> None:
+        """Each statement as sqlite3 runs it: a prepared one as the ledger bound it."""
+        bound, self.bound = self.bound, None
         if self.statements is not None:
-            self.statements.append(sql)
+            self.statements.append(bound or (sql, ()))
 
     def start(self) -> None:
         """Copy the ledger's file as it is now, then trace what the ledger sends."""
@@ -111,8 +126,8 @@ class Floor:
         db.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
         db.execute("PRAGMA foreign_keys=ON")
         start = time.perf_counter()
-        for sql in statements:
-            db.execute(sql).fetchall()
+        for sql, params in statements:
+            db.execute(sql, params).fetchall()
         took = time.perf_counter() - start
         db.close()
         return took
