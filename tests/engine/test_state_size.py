@@ -114,3 +114,18 @@ def test_a_fighter_disqualified_for_the_series_once_is_indexed_by_the_sanction()
     assert len(engine.series_out) > 100
     per_subject = containers(list(engine.series_out.values())) / len(engine.series_out)
     assert per_subject < 0.5, f"{per_subject:.2f} containers per subject"
+
+
+def test_rulings_share_their_reasons() -> None:
+    """Rulings that show the same reasons share one tuple of them (an infraction's source,
+    with a held ruling's or a repeat's reason; a team's ruling's), not a list each. A
+    ruling's notes are never changed in place (a tuple: `Ruling.add_notes`)."""
+    engine = clan_season()
+    rulings = engine.rulings
+    assert len(rulings) > 1000
+    assert all(isinstance(r.notes, tuple) for r in rulings)
+    notes = {id(r.notes) for r in rulings if r.notes}
+    assert len(notes) <= 40, f"{len(notes)} tuples of notes for {len(rulings)} rulings"
+    # the reasons of held and of team rulings are shared too, not one object each
+    reasons = {id(n) for r in rulings for n in r.notes}
+    assert len(reasons) <= 40, f"{len(reasons)} reasons"

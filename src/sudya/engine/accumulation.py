@@ -92,8 +92,8 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
         if len(counted) < acc.count:
             continue
         ruling = state.new_ruling(event_id, team, None, "accumulation", day, details=details)
-        ruling.uses = [s for r in counted for s in r.sanctions if not s.revoked]
-        ruling.notes.append(Reason("accumulation.made", {"count": len(counted)}, acc.source))
+        ruling.uses = tuple(s for r in counted for s in r.sanctions if not s.revoked)
+        ruling.notes = made_notes(len(counted), acc.source)
         names = {**details, **state.context_names(), "offender": team}
         ruling.sanctions = sanctions.build(state, acc.gives, team, day, details, names, ruling,
                                            None)
@@ -102,6 +102,20 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
         state.record(ruling)
         state.keep_key(state.accumulated_by, ruling.seq)
         state.accumulated_by[ruling.seq] = acc
+
+
+_MADE: dict[tuple[int, str], tuple[Reason]] = {}
+
+
+def made_notes(count: int, source: str) -> tuple[Reason]:
+    """The reasons a team's ruling gives: one tuple per count and source, shared by its
+    rulings (as an infraction's notes; one reason each, with its parameters and a tuple,
+    was 340 bytes of a clan season's every tenth ruling)."""
+    notes = _MADE.get((count, source))
+    if notes is None:
+        notes = _MADE[(count, source)] = (Reason("accumulation.made", {"count": count},
+                                                 source),)
+    return notes
 
 
 def counts(state: EngineState, r: Ruling, ignore: list[str], day: dt.date) -> bool:

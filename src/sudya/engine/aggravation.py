@@ -37,7 +37,12 @@ def hold(state: EngineState, ruling: Ruling, outcome: Outcome, subject: str, day
     ruling.pending_outcome = outcome
     ruling.offered = list(sanctions.build(state, outcome.sanctions, subject, day, details,
                                           names, ruling, inf, dry=True))
-    ruling.notes.append(Reason("aggravation.pending"))
+    state.add_shared_note(ruling, PENDING)
+
+
+# one reason shared by every ruling held (a reason is never changed): one each, with its
+# empty parameters, was 120 bytes of a clan season's every fourth ruling
+PENDING = Reason("aggravation.pending")
 
 
 def pending_of(state: EngineState, of: str, field: str = "of") -> Ruling:

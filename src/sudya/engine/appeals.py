@@ -35,8 +35,7 @@ def overturn(state: EngineState, event_id: str, of: str, rulings: list[Ruling],
     for r in rulings:
         ruling = state.new_ruling(event_id, r.subject, r.infraction, cause, day, judge=judge)
         ruling.revokes = of
-        ruling.notes.append(reason)
-        ruling.notes.extend(also)
+        ruling.add_notes(reason, *also)
         state.keep(r)
         r.revoked = True
         if r.pending:
@@ -127,8 +126,7 @@ def appeal(state: EngineState, ev: Appeal) -> None:
     if ev.outcome == "upheld":
         ruling = state.new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
                                   judge=ev.judge)
-        ruling.notes.append(Reason("appeal.upheld"))
-        ruling.notes.extend(readings)
+        ruling.add_notes(Reason("appeal.upheld"), *readings)
         state.record(ruling)
     elif ev.outcome == "overturned":
         overturn(state, ev.id, ev.of, rulings, ev.judge, "appeal", Reason("appeal.overturned"),
@@ -138,8 +136,7 @@ def appeal(state: EngineState, ev: Appeal) -> None:
             raise RuleError("rulebook.no-frivolous", field="outcome")
         ruling = state.new_ruling(ev.id, first.subject, first.infraction, "appeal", day,
                                   judge=ev.judge)
-        ruling.notes.append(Reason("appeal.frivolous", {}, appeals.source))
-        ruling.notes.extend(readings)
+        ruling.add_notes(Reason("appeal.frivolous", {}, appeals.source), *readings)
         outcome = appeals.frivolous
         if ev.choice is None and outcome.is_choice:
             ruling.pending = True

@@ -60,7 +60,7 @@ def revoke(state: EngineState, event_id: str, victims: Iterable[Sanction], day: 
             derived.revoked = True
             undo = state.new_ruling(event_id, derived.subject, None, derived.cause, day)
             undo.revokes = derived.event
-            undo.notes.append(Reason("revocation.derived",
+            undo.add_notes(Reason("revocation.derived",
                                      {"cause": derived.cause, "event": derived.event}))
             for u in derived.uses:
                 if not u.revoked:
@@ -95,7 +95,7 @@ def cancel(state: EngineState, ev: Offence, inf: Infraction, ruling: Ruling) -> 
         out = state.new_ruling(ev.id, target.subject, target.infraction,
                                "cancellation", ruling.date or state.t.date, ev.round)
         out.revokes = target.event
-        out.notes.append(note(cancels.note))
+        out.add_notes(note(cancels.note))
         state.record(out)
         revoke(state, ev.id, target.sanctions, ruling.date or state.t.date, out)
 

@@ -49,8 +49,8 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
                         state.keep(s)
                         s.consumed = True
                     ruling = state.new_ruling(event_id, owner, None, "conversion", day)
-                    ruling.uses = used
-                    ruling.notes.append(made_note(conv))
+                    ruling.uses = tuple(used)
+                    ruling.notes = made_notes(conv)
                     sanctions.add(state, ruling.sanctions, state.book.kind(conv.to), owner,
                                   None, None, False, day, {}, {}, ruling)
                     for s in used:
@@ -63,19 +63,19 @@ def convert(state: EngineState, event_id: str, subjects: Iterable[str], day: dt.
                 pool[:] = [s for s in pool if not s.revoked and not s.consumed]
 
 
-_MADE: dict[tuple[int, str, str, str], Reason] = {}
+_MADE: dict[tuple[int, str, str, str], tuple[Reason]] = {}
 
 
-def made_note(conv: Conversion) -> Reason:
-    """The reason a conversion's ruling gives: one per rule, shared by its rulings (as an
-    infraction's notes are; a reason is never changed)."""
+def made_notes(conv: Conversion) -> tuple[Reason]:
+    """The reasons a conversion's ruling gives: one tuple per rule, shared by its rulings
+    (as an infraction's notes are; a reason is never changed)."""
     key = (conv.count, conv.source_kind, conv.to, conv.source)
-    reason = _MADE.get(key)
-    if reason is None:
-        reason = _MADE[key] = Reason(
+    notes = _MADE.get(key)
+    if notes is None:
+        notes = _MADE[key] = (Reason(
             "conversion.made", {"count": conv.count, "from": conv.source_kind, "to": conv.to},
-            conv.source)
-    return reason
+            conv.source),)
+    return notes
 
 
 def track(state: EngineState, s: Sanction) -> None:

@@ -219,8 +219,12 @@ class Ruling:
     cause: str
     sanctions: list[Sanction] = field(default_factory=list)
     pending: bool = False
-    offered: list[Offered] | None = None
-    notes: list[Reason] = field(default_factory=list)
+    offered: Sequence[Offered] | None = None
+    # its reasons: a tuple, shared by the rulings whose reasons are the same (most of an
+    # infraction's rulings show only its source and interpretations), so never changed in
+    # place: `add_notes` gives the ruling a longer one (a list of its own each was one
+    # object in six of a clan season's state)
+    notes: Sequence[Reason] = ()
     revokes: str | None = None
     resolves: str | None = None
     resolved_by: str | None = None
@@ -244,3 +248,7 @@ class Ruling:
     @property
     def derived(self) -> bool:
         return self.cause in DERIVED
+
+    def add_notes(self, *reasons: Reason) -> None:
+        """More reasons after those the ruling has (a new tuple: its notes may be shared)."""
+        self.notes = (*self.notes, *reasons)

@@ -85,15 +85,15 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
     book = state.book
     ruling = state.new_ruling(ev.id, subject, inf.id, "table", day, ev.round, ev.judge,
                               details)
-    ruling.notes = notes_of(state, inf).copy()  # exactly as long: kept for good
+    ruling.notes = notes_of(state, inf)  # shared: a ruling's notes are never changed
     if book.no_penalty_after_disqualification and state.is_out(subject):
         ruling.cause = "none"
-        ruling.notes.append(note(book.no_penalty_after_disqualification))
+        ruling.add_notes(note(book.no_penalty_after_disqualification))
         return state.record(ruling)
     for np in no_penalty:
         if np.when(names):
             ruling.cause = "none"
-            ruling.notes.append(note(np.note))
+            ruling.add_notes(note(np.note))
             return state.record(ruling)
     if table is None:
         raise RuleError("infraction.no-penalty-at-level", field="infraction",
@@ -111,14 +111,14 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
             ruling.pending_outcome = outcome
             ruling.offered = sanctions.offered(state, outcome, subject, day, details, names,
                                                inf)
-            ruling.notes.append(Reason("choice.pending"))
+            state.add_shared_note(ruling, CHOICE_PENDING)
             return state.record(ruling)
         if ev.choice is None:
             # the judge chose nothing: the cell's default is given at once (§4 E1: the
             # warning is always given, a yellow card only when the judge adds it)
             assert outcome.default is not None
             specs = list(outcome.options[outcome.default])
-            ruling.notes.append(Reason("choice.default",
+            ruling.add_notes(Reason("choice.default",
                                        {"kinds": [sp.kind for sp in specs]}))
         else:
             specs = sanctions.choose(outcome, ev.choice, state.book)
@@ -159,6 +159,9 @@ def check_applies(state: EngineState, inf: Infraction) -> None:
                             infraction=inf.id, setting=name, wanted=wanted, have=have)
 
 
+CHOICE_PENDING = Reason("choice.pending")  # shared, as aggravation.PENDING
+
+
 # ---------------------------------------------------------------------- details
 class Declared(NamedTuple):
     """An infraction's inputs with the rulebook's common ones (`spec`), worked out once per
@@ -181,13 +184,14 @@ def declared(state: EngineState, inf: Infraction) -> Declared:
     return found
 
 
-def notes_of(state: EngineState, inf: Infraction) -> list[Reason]:
-    """The source and interpretations every ruling on `inf` shows."""
+def notes_of(state: EngineState, inf: Infraction) -> tuple[Reason, ...]:
+    """The source and interpretations every ruling on `inf` shows (one tuple, shared by
+    the rulings that show nothing more)."""
     notes = state.note_cache.get(inf.id)
     if notes is None:
-        notes = [Reason("rule.source", {"source": inf.source}, inf.source),
+        notes = (Reason("rule.source", {"source": inf.source}, inf.source),
                  *(Reason("rule.interpretation", {"text": {"ru": n.ru, "en": n.en}},
-                          n.source) for n in inf.interpretation)]
+                          n.source) for n in inf.interpretation))
         state.keep_key(state.note_cache, inf.id)
         state.note_cache[inf.id] = notes
     return notes

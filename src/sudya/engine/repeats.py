@@ -307,12 +307,12 @@ def repeated(state: EngineState, ruling: Ruling, inf: Infraction, table: Outcome
         principal = table.sanctions[0].kind if table.sanctions else kind
         if book.kind(principal).rank > book.kind(kind).rank and not table.is_choice:
             kind = principal
-        ruling.notes.append(Reason("repeat.escalated",
+        ruling.add_notes(Reason("repeat.escalated",
                                    {"infraction": inf.id, "from": last.kind, "to": kind}))
         return escalated(kind)
     if rows:
         ruling.cause = "repeat"
-        ruling.notes.append(numbered(found.number + 1, inf.id))
+        state.add_shared_note(ruling, numbered(found.number + 1, inf.id))
         return rows[min(found.number, len(rows)) - 1]
     return None
 

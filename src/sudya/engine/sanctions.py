@@ -49,7 +49,7 @@ def build(state: EngineState, specs: Iterable[Spec], offender: str, day: dt.date
         if spec.waived_when:
             waiver = next((w for w in spec.waived_when if w.when(names)), None)
             if waiver is not None:
-                ruling.notes.append(note(waiver.note))
+                ruling.add_notes(note(waiver.note))
                 continue
         kind = book.kind(spec.kind)
         amount = spec.amount
@@ -66,7 +66,7 @@ def build(state: EngineState, specs: Iterable[Spec], offender: str, day: dt.date
         if kind.lost_while and not dry:
             holder = bearer(state, book.kind(kind.lost_while.held), None, offender)
             if validity.holds_kind(state, holder, kind.lost_while.held, day):
-                ruling.notes.append(note(kind.lost_while.note))
+                ruling.add_notes(note(kind.lost_while.note))
                 kind = book.kind(kind.lost_while.becomes)
         add(state, out, kind, bearer(state, kind, spec.subject, offender), amount, spec.score,
             False, day, details, names, ruling, spec)
@@ -109,7 +109,7 @@ def carry(kind: SanctionKind, details: dict[str, Any], ruling: Ruling,
             if not explain:
                 continue
             # 002 / §4 E8: carried near the end of a game or match is the judge's decision
-            ruling.notes.append(Reason("carry-over.by-judge",
+            ruling.add_notes(Reason("carry-over.by-judge",
                                        {"text": {"ru": c.note.ru, "en": c.note.en}},
                                        c.note.source) if c.by_judge
                                 else note(c.note))
@@ -138,7 +138,7 @@ def authorised(state: EngineState, kind: SanctionKind, ruling: Ruling) -> Sancti
     )
     if ok:
         return kind
-    ruling.notes.append(note(auth.note))
+    ruling.add_notes(note(auth.note))
     return state.book.kind(auth.otherwise)
 
 
@@ -150,11 +150,11 @@ def reduce(state: EngineState, inf: Infraction, kind: SanctionKind, subject: str
             continue
         key = (subject, kind.id)
         if red.once_per_subject and key in state.reduced:
-            ruling.notes.append(Reason("reduction.already-granted", {"subject": subject}))
+            ruling.add_notes(Reason("reduction.already-granted", {"subject": subject}))
             continue
         state.keep_key(state.reduced, key)
         state.reduced[key] = None
-        ruling.notes.append(note(red.note))
+        ruling.add_notes(note(red.note))
         amount = int(red.formula({**names, "amount": amount}))
     return amount
 

@@ -61,7 +61,7 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
                                       details=given)
             ruling.uses = used
             kind = state.book.kind(repeats.escalate(state, rank))
-            ruling.notes.append(Reason(
+            ruling.add_notes(Reason(
                 "stacking.made",
                 {"count": st.count, "rank": rank, "to": kind.id,
                  "infractions": [reason(s) for s in used]}, st.source))
