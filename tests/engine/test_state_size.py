@@ -116,16 +116,21 @@ def test_a_fighter_disqualified_for_the_series_once_is_indexed_by_the_sanction()
     assert per_subject < 0.5, f"{per_subject:.2f} containers per subject"
 
 
-def test_rulings_share_their_reasons() -> None:
+def test_rulings_share_their_reasons_and_details() -> None:
     """Rulings that show the same reasons share one tuple of them (an infraction's source,
-    with a held ruling's or a repeat's reason; a team's ruling's), not a list each. A
-    ruling's notes are never changed in place (a tuple: `Ruling.add_notes`)."""
+    with a held ruling's or a repeat's reason; a team's ruling's), and those given the same
+    details (an attack's level) one dict of them: not a list and a dict each. A ruling's
+    notes are never changed in place (a tuple: `Ruling.add_notes`)."""
     engine = clan_season()
     rulings = engine.rulings
     assert len(rulings) > 1000
     assert all(isinstance(r.notes, tuple) for r in rulings)
     notes = {id(r.notes) for r in rulings if r.notes}
     assert len(notes) <= 40, f"{len(notes)} tuples of notes for {len(rulings)} rulings"
+    given = [r for r in rulings if r.details]
+    assert len(given) > 100
+    details = {id(r.details) for r in given}
+    assert len(details) <= 40, f"{len(details)} details dicts for {len(given)} rulings"
     # the reasons of held and of team rulings are shared too, not one object each
     reasons = {id(n) for r in rulings for n in r.notes}
     assert len(reasons) <= 40, f"{len(reasons)} reasons"

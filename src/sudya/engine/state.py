@@ -119,6 +119,8 @@ class EngineState:
         self.note_cache: dict[str, tuple[Reason, ...]] = {}
         # (infraction, id of a shared reason) -> its notes and that reason (`add_shared_note`)
         self.longer_notes: dict[tuple[str, int], tuple[Reason, ...]] = {}
+        # offences: details -> the one dict of them the rulings given them share
+        self.details_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.context: tuple[Tournament, dict[str, Any]] | None = None
         # a trial's undo log (`trial`): None outside one
         self._undo: list[Callable[[], None]] | None = None
