@@ -81,15 +81,16 @@ def test_a_lone_earlier_offence_is_kept_as_its_ruling() -> None:
 def test_a_subject_given_one_sanction_is_indexed_by_it() -> None:
     """What subjects hold (validity's held and until): a subject given one sanction is
     indexed by that sanction and its last day, not by a dict of lists and a dict of days
-    (three containers each); one given one of each of a few kinds by a tuple of them, not a
-    dict of a list each (0.49 containers a subject here with those)."""
+    (three containers each); one given a few (of one kind or several) by a tuple of them,
+    not a dict of a list each (0.49 containers a subject here with those; 0.30 with a tuple
+    only for one of each of a few kinds)."""
     engine = clan_season()
     subjects = list(engine.held)
     assert len(subjects) > 1000
     lone = sum(1 for s in subjects if isinstance(engine.held[s], Sanction))
     assert lone > len(subjects) / 2
     per_subject = containers([*engine.held.values(), *engine.until.values()]) / len(subjects)
-    assert per_subject < 0.4, f"{per_subject:.2f} containers per subject"
+    assert per_subject < 0.25, f"{per_subject:.2f} containers per subject"
 
 
 def test_an_event_that_made_one_ruling_is_indexed_by_it() -> None:

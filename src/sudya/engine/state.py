@@ -77,8 +77,8 @@ class EngineState:
         self.tallies: dict[tuple[int, str, str], repeats.Tally | Ruling | None] = {}
         self.ladder_by_rank = {rulebook.kind(k).rank: k for k in rulebook.ladder}
         # validity: subject -> kind -> the sanctions of that kind it bears, by last valid day;
-        # a subject given one sanction so far: that sanction, one of each of a few kinds: a
-        # tuple of them; None: a revocation left none
+        # a subject given one sanction so far: that sanction, a few (validity.FEW): a tuple
+        # of them; None: a revocation left none
         self.held: dict[str, dict[str, list[Sanction]] | tuple[Sanction, ...] | Sanction
                         | None] = {}
         # validity: subject -> the last day it holds any punishment (None: none now); the
