@@ -15,7 +15,15 @@ import random
 from typing import Any
 
 from sudya.engine.core import RulesEngine
-from sudya.engine.model import NewTournament, Offence, Roster, Ruling, Sanction, Tournament
+from sudya.engine.model import (
+    NewTournament,
+    Offence,
+    Roster,
+    RosterChange,
+    Ruling,
+    Sanction,
+    Tournament,
+)
 from sudya.errors import RuleError
 from sudya.rulebooks import loader
 
@@ -135,3 +143,23 @@ def test_rulings_share_their_reasons_and_details() -> None:
     # the reasons of held and of team rulings are shared too, not one object each
     reasons = {id(n) for r in rulings for n in r.notes}
     assert len(reasons) <= 40, f"{len(reasons)} reasons"
+
+
+def test_players_places_are_kept_only_while_the_rulebook_stacks() -> None:
+    """The engine knows every player (state.player_order), but their places in the roster's
+    order only for a rulebook that stacks (the end of a match takes its players in that
+    order): a clan season's hundreds of thousands of fighters are not an int each. An
+    edition that stacks, after one that did not, finds them, the players who joined
+    meanwhile last."""
+    engine = clan_season(300)
+    assert len(engine.player_order) == 3000
+    assert set(engine.player_order.values()) == {None}
+    stacks = loader.load("berserk")
+    plain = stacks.model_copy(update={"edition": "no stacking", "stacking": None})
+    engine = RulesEngine(plain, Roster(players=["a", "b"]), Tournament(0, START, None, {}))
+    engine.apply(RosterChange(id="j1", players=("c",)))
+    assert list(engine.player_order.items()) == [("a", None), ("b", None), ("c", None)]
+    engine.apply(NewTournament(id="t1", date=START + dt.timedelta(days=7), rulebook=stacks))
+    engine.apply(RosterChange(id="j2", players=("d",)))
+    assert engine.player_order == {"a": 0, "b": 1, "c": 2, "d": 3}
+    assert [engine.place(p) for p in ("d", "a", "team")] == [3, 0, 4]

@@ -104,7 +104,7 @@ def roster_change(state: EngineState, ev: RosterChange) -> None:
 def join(state: EngineState, player: str) -> None:
     """A new player of the series, last in its order."""
     state.keep_key(state.player_order, player)
-    state.player_order[player] = len(state.roster.players)
+    state.player_order[player] = len(state.roster.players) if state.book.stacking else None
     state.keep_len(state.roster.players)
     state.roster.players.append(player)
 

@@ -35,14 +35,13 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
     # only players whose pool changed since the last check can have a new three of a kind;
     # at the end of one table's match, only its players (and their teams, or the members of
     # a team named): the others' matches go on
-    order = state.player_order
     dirty = set(state.stack_dirty)
     if ev.players is not None:
         named = set(ev.players)
         named |= {t for p in ev.players if (t := state.roster.team_of.get(p)) is not None}
         named |= {m for p in ev.players for m in state.roster.teams.get(p, ())}
         dirty = dirty & named
-    subjects = sorted(dirty, key=lambda p: order.get(p, len(order)))
+    subjects = sorted(dirty, key=state.place)
     state.keep(state.stack_dirty)
     for subject in dirty:
         del state.stack_dirty[subject]
