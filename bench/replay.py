@@ -6,8 +6,11 @@ disqualified for the series), then replayed through the engine: the first N even
 Printed per rulebook: the seconds for N and 3N events, their ratio (linear: at most 3.3), the
 3N events replayed with the history thrown away every 1,000 events as the baseline (full
 history / reset ≈ 1 means the work per event does not grow with the season), and the
-seconds for N events against the goal (2 s for 100,000 on a 2-core machine). `--rss` also
-replays 1,000,000 events in a fresh process and reports its peak resident memory.
+seconds for N events against the goal (2 s for 100,000 on a 2-core machine); and the rulings
+the full history and the resets made (a team's accumulation and cards that convert count what
+is still valid across the resets' boundaries, so the full history makes more) with the CPU
+time per ruling of the two. `--rss` also replays 1,000,000 events in a fresh process and
+reports its peak resident memory.
 
 Each figure's last line reads `NAME: X (goal Y)`.
 
@@ -307,8 +310,11 @@ def admissible(season: Season, n: int) -> tuple[list[Event], int]:
     return kept, refused
 
 
-def run(season: Season, events: list[Event], window: int | None = None) -> tuple[float, float]:
-    """Seconds to rule on every event, by the clock and of this process's CPU (the replay is
+def run(season: Season, events: list[Event], window: int | None = None
+        ) -> tuple[float, float, int]:
+    """Seconds to rule on every event, by the clock and of this process's CPU, and the
+    rulings made (by all the engines, with `window`): the history-dependent rules (a team's
+    accumulation, cards that convert) make more of them from a full history (the replay is
     one thread: on a machine shared with other work the CPU seconds are what it would take
     alone); with `window`, the history restarts every N events: a new engine, whose making
     is not timed (it indexes the series' roster, which grows by a clan for every one
@@ -323,11 +329,13 @@ def run(season: Season, events: list[Event], window: int | None = None) -> tuple
     gc.collect()
     engine = RulesEngine(season.book, season.roster(), season.tournament())
     untimed = untimed_cpu = 0.0
+    rulings = 0
     start, cpu = time.perf_counter(), time.process_time()
     with paused_gc():  # as sudya.replay and the ledger replay
         for i, ev in enumerate(events):
             if window and i % window == 0:
                 made, made_cpu = time.perf_counter(), time.process_time()
+                rulings += len(engine.rulings)
                 engine = RulesEngine(season.book, engine.roster, engine.t)
                 untimed += time.perf_counter() - made
                 untimed_cpu += time.process_time() - made_cpu
@@ -336,7 +344,7 @@ def run(season: Season, events: list[Event], window: int | None = None) -> tuple
             except RuleError:  # a short history refuses at other moments than the full
                 continue
     return (time.perf_counter() - start - untimed,
-            time.process_time() - cpu - untimed_cpu)
+            time.process_time() - cpu - untimed_cpu, rulings + len(engine.rulings))
 
 
 def rss_child(book_id: str, n: int) -> None:
@@ -369,9 +377,9 @@ def main() -> None:
     for book_id in args.books.split(","):
         season = SEASONS[book_id](20261130)
         events, refused = admissible(season, 3 * n)
-        (short, short_cpu) = run(season, events[:n])
-        (full, full_cpu) = run(season, events)
-        (reset, reset_cpu) = run(season, events, window=1000)
+        (short, short_cpu, _) = run(season, events[:n])
+        (full, full_cpu, full_made) = run(season, events)
+        (reset, reset_cpu, reset_made) = run(season, events, window=1000)
         growth, vs_reset = full / short, full / reset
         worst_growth = max(worst_growth, growth)
         worst_reset = max(worst_reset, vs_reset)
@@ -385,6 +393,9 @@ def main() -> None:
               f"(= {full_cpu / short_cpu:.2f}×), reset {reset_cpu:.2f} s "
               f"(full / reset = {full_cpu / reset_cpu:.2f}); "
               f"/ goal = {short_cpu / goal_s:.2f}", flush=True)
+        print(f"{book_id}: the full history made {full_made:,} rulings, the resets "
+              f"{reset_made:,} ({full_made / reset_made - 1:+.0%}); CPU per ruling, full / "
+              f"reset = {(full_cpu / full_made) / (reset_cpu / reset_made):.2f}", flush=True)
         if args.rss:
             child = subprocess.run(
                 [sys.executable, __file__, "--rss-child", book_id,
