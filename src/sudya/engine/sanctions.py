@@ -209,7 +209,7 @@ def choice_amount(choice: Any) -> int:
 
 def offered(state: EngineState, outcome: Outcome, subject: str, day: dt.date,
             details: dict[str, Any], names: dict[str, Any],
-            inf: Infraction | None) -> list[Offered]:
+            inf: Infraction | None) -> tuple[Offered, ...]:
     """What a range offers the judge: each named choice with its sanctions, and the points."""
     probe = Ruling(event="", subject=subject, infraction=None, cause="")
     out: list[Offered] = []
@@ -220,4 +220,4 @@ def offered(state: EngineState, outcome: Outcome, subject: str, day: dt.date,
         pr = outcome.points
         out.append(PointsOption(least=pr.least, most=pr.most,
                                 with_=tuple(s.kind for s in pr.with_)))
-    return out
+    return tuple(out)
