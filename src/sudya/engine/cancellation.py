@@ -111,7 +111,7 @@ def targets(state: EngineState, ruling: Ruling, cancels: Cancels) -> list[Ruling
     for target_id in cancels.infractions:
         found: dict[int, Ruling] = {}
         for player in players:
-            for target in repeats.indexed(state, (state.scope(), player, target_id)):
+            for target in repeats.indexed(state, player, target_id):
                 if matches(state, target, ruling, cancels):
                     found[target.seq] = target
                     if cancels.players == "either":

@@ -73,13 +73,14 @@ def track(state: EngineState, ruling: Ruling) -> None:
     reads it too); across the series (`scope: validity`) the ruling joins its tally, until
     it stops counting: revoked, decided (`changed`), or its day is past (`earlier`).
     """
-    key = (state.scope(), ruling.subject, ruling.infraction or "")
     if state.book.repeats.scope != "validity":
-        state.entry(state.by_infraction, key).append(ruling)
+        state.entry(state.by_infraction,
+                    (state.scope(), ruling.subject, ruling.infraction or "")).append(ruling)
         return
     end = last_day(state, ruling)
     if end is None:
         return
+    key = (ruling.subject, ruling.infraction or "")
     tally = state.tallies.get(key)
     if tally is None:  # the subject's first that counts: the ruling stands for its tally
         state.keep_key(state.tallies, key)
@@ -95,7 +96,7 @@ def track(state: EngineState, ruling: Ruling) -> None:
     _push(state, tally, end, ruling.seq)
 
 
-def _promote(state: EngineState, key: tuple[int, str, str], only: Ruling) -> Tally:
+def _promote(state: EngineState, key: tuple[str, str], only: Ruling) -> Tally:
     """The tally a lone ruling stood for, made when a second joins it: as it would be had it
     been made with the first (a tally holds no more than its rulings and their days)."""
     tally = Tally({}, [], {})
@@ -110,7 +111,7 @@ def _promote(state: EngineState, key: tuple[int, str, str], only: Ruling) -> Tal
     return tally
 
 
-def _drop_only(state: EngineState, key: tuple[int, str, str], only: Ruling) -> None:
+def _drop_only(state: EngineState, key: tuple[str, str], only: Ruling) -> None:
     """A lone ruling stops counting: its tally is empty (None), as if it had never been, or
     what its sums were left with (a float's x - x may leave no 0: an empty Tally keeps that)."""
     sums: dict[str, Any] = {}
@@ -170,7 +171,7 @@ def last_day(state: EngineState, ruling: Ruling) -> dt.date | None:
 def changed(state: EngineState, ruling: Ruling) -> None:
     """A ruling was revoked or decided, or one of its sanctions revoked: it leaves its tally,
     or counts until an earlier day now (its entry in `ends` pushed again)."""
-    key = (SERIES, ruling.subject, ruling.infraction or "")
+    key = (ruling.subject, ruling.infraction or "")
     tally = state.tallies.get(key)
     if tally is ruling:
         if last_day(state, ruling) is None:
@@ -208,27 +209,27 @@ def rewindow(state: EngineState) -> None:
         tally.ends[:] = ends
 
 
-def indexed(state: EngineState, key: tuple[int, str, str]) -> list[Ruling]:
-    """The rulings indexed for repeats under `key`: every one within a tournament, those that
-    may still count across the series."""
-    tally = state.tallies.get(key)
+def indexed(state: EngineState, subject: str, infraction: str) -> list[Ruling]:
+    """The subject's rulings indexed for repeats of `infraction`: every one within a
+    tournament, those that may still count across the series."""
+    if state.book.repeats.scope != "validity":
+        return state.by_infraction.get((state.scope(), subject, infraction), [])
+    tally = state.tallies.get((subject, infraction))
     if isinstance(tally, Ruling):
         return [tally]
-    if tally is not None:
-        return list(tally.live.values())
-    return state.by_infraction.get(key, [])
+    return [] if tally is None else list(tally.live.values())
 
 
 def earlier(state: EngineState, inf: Infraction, subject: str, day: dt.date,
             names: dict[str, Any]) -> Earlier:
     """The subject's earlier rulings for `inf` that still count; sets `earlier_*` names."""
-    key = (state.scope(), subject, inf.id)
     if state.book.repeats.scope == "validity":
+        key = (subject, inf.id)
         tally = state.tallies.get(key)
         if isinstance(tally, Ruling):
             return _from_only(state, key, tally, inf, day, names)
         return _from_tally(state, tally, inf, day, names)
-    history = state.by_infraction.get(key)
+    history = state.by_infraction.get((state.scope(), subject, inf.id))
     rulings = [r for r in history if counts(r)] if history else []
     names["earlier_count"] = len(rulings)
     for name in inf.sums:
@@ -276,7 +277,7 @@ def _from_tally(state: EngineState, tally: Tally | None, inf: Infraction, day: d
     return Earlier(count, last)
 
 
-def _from_only(state: EngineState, key: tuple[int, str, str], only: Ruling, inf: Infraction,
+def _from_only(state: EngineState, key: tuple[str, str], only: Ruling, inf: Infraction,
                day: dt.date, names: dict[str, Any]) -> Earlier:
     """`_from_tally` for a tally of one ruling (kept as the ruling itself)."""
     end = last_day(state, only)
