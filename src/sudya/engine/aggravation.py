@@ -34,7 +34,7 @@ def hold(state: EngineState, ruling: Ruling, outcome: Outcome, subject: str, day
     ruling.cause = "aggravation"
     ruling.aggravated = True
     ruling.pending = True
-    ruling.pending_outcome = outcome
+    state.wait_on(ruling, outcome)
     # a tuple, as long as it is (a list was 24 bytes more: a clan season's every seventh
     # ruling is held)
     ruling.offered = tuple(sanctions.build(state, outcome.sanctions, subject, day, details,
@@ -70,7 +70,7 @@ def decision(state: EngineState, ev: Decision) -> None:
                             role=role, roles=list(book.aggravation.decided_by))
     day = ev.date or state.t.date
     inf = book.infraction(target.infraction or "")
-    outcome: Outcome = target.pending_outcome
+    outcome = state.pending_cells[target]
     ruling = state.new_ruling(ev.id, target.subject, target.infraction, "decision", day,
                               target.round, ev.judge, target.details)
     ruling.resolves = ev.of

@@ -140,7 +140,7 @@ def appeal(state: EngineState, ev: Appeal) -> None:
         outcome = appeals.frivolous
         if ev.choice is None and outcome.is_choice:
             ruling.pending = True
-            ruling.pending_outcome = outcome
+            state.wait_on(ruling, outcome)
             ruling.offered = sanctions.offered(state, outcome, first.subject, day, {}, {}, None)
             state.record(ruling)
             state.add_primary(ruling)

@@ -239,7 +239,6 @@ class Ruling:
     # what a derived ruling consumed; most rulings are not derived and share the empty
     # tuple (an empty list each was one object in eight of a season's state and snapshot)
     uses: Sequence[Sanction] = ()
-    pending_outcome: Any = None  # the table cell a pending ruling waits on
     appealed: bool = False
     revoked: bool = False
     seq: int = 0

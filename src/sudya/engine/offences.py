@@ -108,7 +108,7 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
     if outcome.is_choice:
         if ev.choice is None and outcome.default is None:
             ruling.pending = True
-            ruling.pending_outcome = outcome
+            state.wait_on(ruling, outcome)
             ruling.offered = sanctions.offered(state, outcome, subject, day, details, names,
                                                inf)
             state.add_shared_note(ruling, CHOICE_PENDING)

@@ -38,7 +38,7 @@ from sudya.engine.model import (
     Tournament,
 )
 from sudya.errors import RuleError
-from sudya.rulebooks.schema import Accumulation, Rulebook
+from sudya.rulebooks.schema import Accumulation, Outcome, Rulebook
 
 if TYPE_CHECKING:
     from sudya.engine.offences import Declared
@@ -67,6 +67,10 @@ class EngineState:
         # event -> the rulings it made (`made`): the ruling itself, as most events make one
         self.primary: dict[str, Ruling | tuple[Ruling, ...]] = {}
         self.resolutions: dict[str, list[Ruling]] = defaultdict(list)  # event -> decisions
+        # a pending ruling -> the table cell it waits on (its decision picks from it, or must
+        # be stricter): kept here, not on each ruling, where a field was one slot of 25, 16
+        # bytes more for every ruling (their objects come in sizes of 16 bytes)
+        self.pending_cells: dict[Ruling, Outcome] = {}
         self.appeal_events: dict[str, None] = {}  # events that were appeals (an ordered set)
         self.tournament_dates = {tournament.index: tournament.date}
         # repeats: primary rulings with sanctions (or pending) by (tournament, subject,
@@ -382,6 +386,11 @@ class EngineState:
         if ruling.sanctions and self.book.accumulation:
             accumulation.track(self, ruling)
         return ruling
+
+    def wait_on(self, ruling: Ruling, outcome: Outcome) -> None:
+        """A ruling is pending on the table cell `outcome`."""
+        self.keep_key(self.pending_cells, ruling)
+        self.pending_cells[ruling] = outcome
 
     def add_primary(self, ruling: Ruling) -> None:
         """Index a ruling as one its event made."""
