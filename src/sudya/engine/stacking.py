@@ -41,7 +41,10 @@ def end_of_match(state: EngineState, ev: EndOfMatch) -> None:
         named |= {t for p in ev.players if (t := state.roster.team_of.get(p)) is not None}
         named |= {m for p in ev.players for m in state.roster.teams.get(p, ())}
         dirty = dirty & named
-    subjects = sorted(dirty, key=state.place)
+    # players in the roster's order, then teams (one place, after every player) by name:
+    # never the set's order, which follows the strings' hashes and so differs from one
+    # process to the next (a replay would then order the rulings unlike the ledger)
+    subjects = sorted(dirty, key=lambda subject: (state.place(subject), subject))
     state.keep(state.stack_dirty)
     for subject in dirty:
         del state.stack_dirty[subject]
