@@ -433,8 +433,9 @@ def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView
     # a disqualification «с турнира/чемпионата» of an earlier tournament keeps its bearer out
     # for the rest of the series (regulations.md §4 E7): the status, not the sanction, carries;
     # only those sanctions are read (by scope), not the earlier tournaments' rulings; the
-    # scope is written in the SQL, not bound, so that the planner can use the partial index
-    # of those sanctions (ix_sanction_series_scope: a bound value may be anything)
+    # scope is written in the SQL, not bound, so that the partial index of those sanctions
+    # (ix_sanction_series_scope) serves every plan: PostgreSQL's generic plan of a prepared
+    # statement cannot use it for a bound value, which may be anything
     if t.position == 0:
         return subjects
     carried = s.execute(
