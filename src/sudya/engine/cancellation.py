@@ -61,7 +61,7 @@ def revoke(state: EngineState, event_id: str, victims: Iterable[Sanction], day: 
             undo = state.new_ruling(event_id, derived.subject, None, derived.cause, day)
             undo.revokes = derived.event
             undo.add_notes(Reason("revocation.derived",
-                                     {"cause": derived.cause, "event": derived.event}))
+                                  {"cause": derived.cause, "event": derived.event}))
             for u in derived.uses:
                 if not u.revoked:
                     state.keep(u)

@@ -119,7 +119,7 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
             assert outcome.default is not None
             specs = list(outcome.options[outcome.default])
             ruling.add_notes(Reason("choice.default",
-                                       {"kinds": [sp.kind for sp in specs]}))
+                                    {"kinds": [sp.kind for sp in specs]}))
         else:
             specs = sanctions.choose(outcome, ev.choice, state.book)
             ruling.cause = "discretion"

@@ -309,7 +309,7 @@ def repeated(state: EngineState, ruling: Ruling, inf: Infraction, table: Outcome
         if book.kind(principal).rank > book.kind(kind).rank and not table.is_choice:
             kind = principal
         ruling.add_notes(Reason("repeat.escalated",
-                                   {"infraction": inf.id, "from": last.kind, "to": kind}))
+                                {"infraction": inf.id, "from": last.kind, "to": kind}))
         return escalated(kind)
     if rows:
         ruling.cause = "repeat"

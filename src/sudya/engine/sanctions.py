@@ -110,9 +110,9 @@ def carry(kind: SanctionKind, details: dict[str, Any], ruling: Ruling,
                 continue
             # 002 / §4 E8: carried near the end of a game or match is the judge's decision
             ruling.add_notes(Reason("carry-over.by-judge",
-                                       {"text": {"ru": c.note.ru, "en": c.note.en}},
-                                       c.note.source) if c.by_judge
-                                else note(c.note))
+                                    {"text": {"ru": c.note.ru, "en": c.note.en}},
+                                    c.note.source) if c.by_judge
+                             else note(c.note))
 
 
 def bearer(state: EngineState, kind: SanctionKind, spec_subject: str | None,
