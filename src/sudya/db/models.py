@@ -181,6 +181,10 @@ class Ruling(Chained, Audited, Base):
                       Index("ix_ruling_series_id_revokes", "series_id", "revokes"))
 
 
+# the sanctions that keep their bearer out of the series (ix_sanction_series_scope's rows)
+SERIES_SCOPE = text("scope = 'series'")
+
+
 class SanctionRow(Chained, Audited, Base):
     """A sanction as stored (the engine's is sudya.engine.model.Sanction)."""
 
@@ -202,8 +206,7 @@ class SanctionRow(Chained, Audited, Base):
     # the few that keep their bearer out of the series are looked up by scope: indexed alone
     # (partial), not one index entry more for every sanction written (0015)
     __table_args__ = (Index("ix_sanction_series_scope", "scope",
-                            sqlite_where=text("scope = 'series'"),
-                            postgresql_where=text("scope = 'series'")),)
+                            sqlite_where=SERIES_SCOPE, postgresql_where=SERIES_SCOPE),)
 
 
 class Revocation(Chained, Audited, Base):
