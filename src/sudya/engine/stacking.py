@@ -90,9 +90,13 @@ def three_of_a_kind(state: EngineState, subject: str,
     """The lowest rank with `count` penalties for different reasons, and the oldest of them."""
     pool = state.entry(state.stack, subject)
     pool[:] = [s for s in pool if not s.revoked and not s.consumed]
-    by_rank: dict[int, dict[str, Sanction]] = defaultdict(dict)
+    # a derived penalty is a reason of its own: two given at one end of the match were given
+    # for two different groups of infractions, so they are two different reasons
+    by_rank: dict[int, dict[str | Ruling, Sanction]] = defaultdict(dict)
     for s in pool:
-        by_rank[s.rank].setdefault(reason(s), s)
+        r = s.ruling
+        assert r is not None
+        by_rank[s.rank].setdefault(r.infraction or r, s)
     for rank in sorted(by_rank):
         distinct = by_rank[rank]
         if len(distinct) >= count:
