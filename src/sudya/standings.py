@@ -111,20 +111,27 @@ def _read_rulings(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> _Rul
     scoring = book.scoring
     assert scoring is not None
     out = _Rulings()
+    # what each kind does here, looked up once a kind (a season has 100,000s of sanctions
+    # of a dozen kinds): whether it deducts points, the status it gives, its match effect
+    facts: dict[str, tuple[bool, str | None, str | None]] = {}
     for r in rulings:
         for s in r.sanctions:
             if s.revoked:
                 continue
-            kind = book.kind(s.kind)
-            if kind.tally == "points":
+            found = facts.get(s.kind)
+            if found is None:
+                kind = book.kind(s.kind)
+                found = facts[s.kind] = (kind.tally == "points", kind.status,
+                                         scoring.effects.get(s.kind))
+            points, status, effect = found
+            if points:
                 out.deductions[s.subject] = out.deductions.get(s.subject, 0) + (s.amount or 0)
-            if kind.status is not None:
-                if kind.status == "suspended" or out.status.get(s.subject) != "suspended":
-                    out.status[s.subject] = kind.status
+            if status is not None:
+                if status == "suspended" or out.status.get(s.subject) != "suspended":
+                    out.status[s.subject] = status
                 if r.round is not None:
                     key = (r.tournament, s.subject)
                     out.left[key] = min(out.left.get(key, r.round), r.round)
-            effect = scoring.effects.get(s.kind)
             if s.score is None and effect is None:
                 continue
             round_ = _target_round(scoring, r, s.kind)
@@ -272,8 +279,9 @@ def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
     place = 0
     order = sorted(rows, key=key)  # every key is its own (the id is its last part)
     # the few subjects out of the ranks, found once, go after the others in the same order
-    unplaced = {sid for sid in rows if _unplaced(scoring, read, sid)} \
-        if scoring.unplaced else set()
+    # (from the statuses given, a few, not from every line of a large table)
+    unplaced = {sid for sid, status in read.status.items()
+                if status in scoring.unplaced and sid in rows} if scoring.unplaced else set()
     if unplaced:
         order = [sid for sid in order if sid not in unplaced] + \
             [sid for sid in order if sid in unplaced]
@@ -283,10 +291,6 @@ def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
         line = out[sid] = rows[sid]
         line["place"] = place if placed else None
     return out
-
-
-def _unplaced(scoring: Scoring, read: _Rulings, subject: str) -> bool:
-    return read.status.get(subject) in scoring.unplaced
 
 
 # ---------------------------------------------------------------------- match points
@@ -388,8 +392,11 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
     breaks = _tiebreakers(scoring, rows, opponents)
     status = read.status
     # each player's place in the order, made once: match points, the tiebreakers, the id
-    order = {p: (-row[_POINTS], *[-v for v in breaks[p].values()], p)
-             for p, row in rows.items()}
+    if scoring.tiebreakers:
+        order = {p: (-row[_POINTS], *[-v for v in breaks[p].values()], p)
+                 for p, row in rows.items()}
+    else:  # most rulebooks have none: a large open table's keys without the empty part
+        order = {p: (-row[_POINTS], p) for p, row in rows.items()}
     players = _placed(scoring, {p: _line(row, breaks[p], status.get(p, "active"))
                                 for p, row in rows.items()}, read, order.__getitem__)
     team_rows: dict[str, dict[str, Any]] = {}
@@ -405,12 +412,14 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
 def _line(counts: list[int], breaks: dict[str, float], status: str) -> dict[str, Any]:
     """A line of the match-points table: its place (set by _placed), the COUNTS, the
     tiebreakers, the status."""
-    line: dict[str, Any] = {"place": None}
-    line.update(zip(COUNTS, counts, strict=True))
-    line.update(breaks)
+    line: dict[str, Any] = dict(zip(_HEAD, (None, *counts), strict=True))
+    if breaks:
+        line.update(breaks)
     line["status"] = status
     return line
 
+
+_HEAD = ("place", *COUNTS)  # a line's first keys, in order
 
 # where each of the COUNTS is in a line being added up (_match_points)
 _MATCHES, _WINS, _DRAWS, _LOSSES, _ANNULLED, _WON, _LOST, _POINTS = range(len(COUNTS))

@@ -159,11 +159,15 @@ def sanction_json(s: Sanction, ruling_subject: str | None, with_validity: bool
 
 
 def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = None,
-                reasons: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
+                reasons: dict[int, tuple[list[str], list[dict[str, Any]]]] | None = None
+                ) -> dict[str, Any]:
     """A ruling as the contract's JSON (RulingView's shape, which RulingView.of checks).
 
     `texts`: English texts of reasons already rendered in this batch, by the reason's id
-    (the engine shares one reason object among the rulings of an infraction)."""
+    (the engine shares one reason object among the rulings of an infraction). `reasons`: for
+    a writer that dumps what it is given at once and keeps every ruling alive meanwhile, the
+    `notes` and `reasons` lists already made, by the id of the ruling's notes (the engine
+    shares one tuple of them among the rulings whose reasons are the same), given again."""
     out: dict[str, Any] = {
         "event": r.event, "subject": r.subject, "infraction": r.infraction,
         "cause": r.cause,
@@ -174,28 +178,33 @@ def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = N
         out["offered"] = [_offer(o, with_validity).as_json() for o in r.offered]
     if r.aggravated:
         out["aggravated"] = True
-    for key in ("revokes", "resolves", "resolved_by", "applies_to", "round"):
-        value = getattr(r, key)
-        if value is not None:
-            out[key] = value
+    # (each asked by name, not by getattr in a loop: a season's output is 100,000s of these)
+    if r.revokes is not None:
+        out["revokes"] = r.revokes
+    if r.resolves is not None:
+        out["resolves"] = r.resolves
+    if r.resolved_by is not None:
+        out["resolved_by"] = r.resolved_by
+    if r.applies_to is not None:
+        out["applies_to"] = r.applies_to
+    if r.round is not None:
+        out["round"] = r.round
     out["edition"] = r.edition
-    if texts is None:
-        texts = {}
-    notes = []
-    made: list[dict[str, Any]] = []
-    for n in r.notes:  # the engine shares one reason among an infraction's rulings
-        nid = id(n)
-        text = texts.get(nid)
-        if text is None:
-            text = texts[nid] = reason_text(n)
-        notes.append(text)
-        if reasons is not None:  # its JSON made once, by a writer that dumps it at once
-            found = reasons.get(nid)
-            if found is None:
-                found = reasons[nid] = n.as_json()
-            made.append(found)
-    out["notes"] = notes
-    out["reasons"] = made if reasons is not None else [n.as_json() for n in r.notes]
+    made = reasons.get(id(r.notes)) if reasons is not None else None
+    if made is None:
+        if texts is None:
+            texts = {}
+        notes = []
+        for n in r.notes:  # the engine shares one reason among an infraction's rulings
+            nid = id(n)
+            text = texts.get(nid)
+            if text is None:
+                text = texts[nid] = reason_text(n)
+            notes.append(text)
+        made = (notes, [n.as_json() for n in r.notes])
+        if reasons is not None:
+            reasons[id(r.notes)] = made
+    out["notes"], out["reasons"] = made
     return out
 
 
@@ -313,19 +322,25 @@ def subjects_json(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
 
     for sid in [*roster.players, *roster.teams]:
         entry(sid)
+    # each kind's tally and status, looked up once a kind (a season has 100,000s of sanctions)
+    facts: dict[str, tuple[str | None, str | None]] = {}
     for r in rulings:
         for s in r.sanctions:
             if s.revoked:
                 continue
             e = entry(s.subject)
             e["sanctions"][s.kind] = e["sanctions"].get(s.kind, 0) + 1
-            kind = book.kind(s.kind)
-            if kind.tally == "points":
+            found = facts.get(s.kind)
+            if found is None:
+                kind = book.kind(s.kind)
+                found = facts[s.kind] = (kind.tally, kind.status)
+            adds_to, kind_status = found
+            if adds_to == "points":
                 e["points"] += s.amount or 0
-            elif kind.tally == "ore":
+            elif adds_to == "ore":
                 e["ore"] += s.amount or 0
             # a sanction's own status where the table gave one (a player's removal, §4 E9)
-            status = s.status or kind.status
+            status = s.status or kind_status
             if status is not None and STATUS_RANK[status] > STATUS_RANK[e["status"]]:
                 e["status"] = status
     return tally
@@ -380,8 +395,8 @@ def replay_json_chunks(book: Rulebook, roster: Roster, rulings: list[Ruling],
 
     with_validity = book.validity is not None
     texts: dict[int, str] = {}
-    # the JSON of reasons already made (written at once, so a shared dict is never changed)
-    reasons: dict[int, dict[str, Any]] = {}
+    # the JSON of reasons already made (written at once, so a shared list is never changed)
+    reasons: dict[int, tuple[list[str], list[dict[str, Any]]]] = {}
     yield b'{\n  "rulebook": ' + _nested({"id": book.id, "edition": book.edition}, 1)
     if not rulings:
         yield b',\n  "rulings": []'
