@@ -555,7 +555,8 @@ def _is_round(value: Any) -> bool:
 def quick_event(kind: str, raw: Mapping[str, Any], id: str, book: Rulebook, roster: e.Roster,
                 players: Container[str]) -> e.Event | None:
     """The event of a plain infraction or result naming known people and ids of `book`, as
-    `decode`, `fits`, `known` and `event(id)` give it; None for anything else."""
+    `decode`, `fits`, `known` and `event(id)` give it; None for anything else. `roster` and
+    `players` are decoded ones (every name in them passes `Id`)."""
     if type(raw) is not dict:
         return None
     if kind == "infraction":
@@ -578,10 +579,12 @@ def _quick_offence(raw: dict[str, Any], id: str, book: Rulebook, roster: e.Roste
         return None
     if (player is None) == (team is None) or not (choice is None or _is_id(choice)):
         return None
-    if player is not None and not (_is_id(player) and (player in roster.team_of
-                                                       or player in players)):
+    # a name of the roster passes `Id`: the roster was decoded so (a season names its people
+    # 100,000s of times: the membership is the check, and a text the roster lacks is None)
+    if player is not None and not (type(player) is str and (player in roster.team_of
+                                                            or player in players)):
         return None
-    if team is not None and not (_is_id(team) and team in roster.teams):
+    if team is not None and not (type(team) is str and team in roster.teams):
         return None
     details = raw.get("details")
     if details:  # most infractions state no facts
@@ -595,7 +598,9 @@ def _quick_offence(raw: dict[str, Any], id: str, book: Rulebook, roster: e.Roste
         details = {}
     else:
         return None  # an empty list (or such) is not a mapping of facts
-    return e.Offence(id=id, infraction=infraction, offender=team or player, round=round_,
+    offender = team or player
+    assert offender is not None  # one of them is a name (checked above)
+    return e.Offence(id=id, infraction=infraction, offender=offender, round=round_,
                      details=details, choice=choice)
 
 
@@ -606,7 +611,9 @@ def _quick_result(raw: dict[str, Any], id: str, players: Container[str]) -> e.Re
     if type(pair) is not list or len(pair) != 2 or not _is_round(round_):
         return None
     a, b = pair
-    if not (_is_id(a) and _is_id(b)) or a == b or a not in players or b not in players:
+    # (the roster's names pass `Id`, as in _quick_offence)
+    if type(a) is not str or type(b) is not str or a == b or a not in players or \
+            b not in players:
         return None
     if type(score) is not str:
         return None
