@@ -146,6 +146,11 @@ class Event(Chained, Audited, Base):
                       Index("ix_event_series_id_kind", "series_id", "kind"))
 
 
+# the rulings that settle or revoke another (ix_ruling_series_id_resolves and _revokes' rows)
+RESOLVES = text("resolves IS NOT NULL")
+REVOKES = text("revokes IS NOT NULL")
+
+
 class Ruling(Chained, Audited, Base):
     """What the engine decided, with its reasons, the edition and the judge."""
 
@@ -173,12 +178,15 @@ class Ruling(Chained, Audited, Base):
     details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     sanctions: Mapped[list[SanctionRow]] = relationship(order_by="SanctionRow.position",
                                                      back_populates="ruling")
-    # the read side reads a tournament's rulings in engine order, and finds the records
-    # that settle or revoke one by its event (migration 0013)
+    # the read side reads a tournament's rulings in engine order (migration 0013), and finds
+    # the records that settle or revoke one by its event: indexed alone (partial), not an
+    # entry with a null for every other ruling written (0016)
     __table_args__ = (UniqueConstraint("series_id", "position"),
                       Index("ix_ruling_tournament_id_position", "tournament_id", "position"),
-                      Index("ix_ruling_series_id_resolves", "series_id", "resolves"),
-                      Index("ix_ruling_series_id_revokes", "series_id", "revokes"))
+                      Index("ix_ruling_series_id_resolves", "series_id", "resolves",
+                            sqlite_where=RESOLVES, postgresql_where=RESOLVES),
+                      Index("ix_ruling_series_id_revokes", "series_id", "revokes",
+                            sqlite_where=REVOKES, postgresql_where=REVOKES))
 
 
 # the sanctions that keep their bearer out of the series (ix_sanction_series_scope's rows)
