@@ -133,6 +133,41 @@ def test_32_threads_on_one_series_queue_in_python_not_in_the_pool(
         engine.dispose()
 
 
+def test_a_thread_gives_back_its_read_sessions_before_it_waits_for_its_turn(
+        ledger: Ledger, berserk: tuple[int, int]) -> None:
+    """A judge's request reads first (who they are, the form's choices), then records: while
+    its write waits for the series' turn, its read session holds no connection, and reads
+    again afterwards what the write stored (services.ledger.ReadSessions)."""
+    sid, tid = berserk
+    pool = ledger.db.pool
+    ledger.preview(tournament=tid, infraction=SLOW, player="bob")  # the engine and place
+    turn = ledger.projection.locks(sid).turn
+    count = sa.select(sa.func.count()).select_from(sa.table("event"))
+    seen: list[int] = []
+
+    def judge() -> None:
+        with ledger.factory() as s:
+            before = s.scalar(count)
+            assert pool.checkedout() == 1  # the read session's, until the write waits
+            ledger.record(tournament=tid, **call(0))
+            seen.append(s.scalar(count) - before)
+
+    assert turn.acquire(5)  # another write of the series, long
+    try:
+        thread = threading.Thread(target=judge, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not turn._waiting:
+            assert time.monotonic() < deadline and thread.is_alive(), "never queued"
+            time.sleep(0.01)
+        assert pool.checkedout() == 0
+    finally:
+        turn.release()
+    thread.join(30)
+    assert seen == [1]
+    assert pool.checkedout() == 0
+
+
 def test_threads_of_two_ledgers_and_two_series_at_once(db_url: str, ledger: Ledger) -> None:
     """Two series, two Ledgers (two pools, two caches) on one database, 8 threads each."""
     a_sid, a_tid = setup_berserk(ledger, name="A")

@@ -8,6 +8,8 @@ of connections after a pool's worth of such requests.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -45,3 +47,39 @@ def test_no_connection_is_left_out_of_the_pool(app: FastAPI, client: TestClient,
         answer = send()
         assert getattr(answer, "status_code", None) == status, getattr(answer, "text", "")
         assert pool.checkedout() == 0, f"a connection stayed out after {answer}"
+
+
+def test_writes_waiting_for_their_turn_hold_no_connection(
+        app: FastAPI, auth: Callable[[str], dict[str, str]]) -> None:
+    """The access check's read session gives its connection back before the write waits for
+    the series' turn (web.api.Gate): judges queued behind a long write hold nothing."""
+    ledger = app.state.ledger
+    pool = ledger.db.pool
+    judge = auth("sudya")
+    series = ledger._series_of(BERSERK).id
+    turn = ledger.projection.locks(series).turn
+    waiting = 6
+    assert turn.acquire(5)  # a long write of the series, from the test's thread
+    answers: list[int] = []
+    try:
+        def record(i: int) -> None:
+            with TestClient(app) as own:  # a client each: the requests run at once
+                answers.append(own.post(
+                    f"/api/v1/tournaments/{BERSERK}/infractions", headers=judge,
+                    json={"infraction": "procedure.minor", "player": "boris",
+                          "idempotency_key": f"queued-{i}"}).status_code)
+
+        threads = [threading.Thread(target=record, args=(i,)) for i in range(waiting)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 30
+        while len(turn._waiting) < waiting:
+            assert time.monotonic() < deadline, "the requests never reached the turn"
+            time.sleep(0.01)
+        assert pool.checkedout() == 0  # all of them checked, all of them waiting
+    finally:
+        turn.release()
+    for thread in threads:
+        thread.join(60)
+    assert answers == [200] * waiting
+    assert pool.checkedout() == 0

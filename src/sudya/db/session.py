@@ -29,9 +29,10 @@ SQLITE_SYNCHRONOUS = "FULL"
 class PoolSettings:
     """How many connections an engine keeps and how long a caller waits (Settings: SUDYA_DB_*).
 
-    Keep `size + overflow` above the web server's thread pool (40 threads): a request may hold
-    its read session's connection while its write checks out a second one. With N worker
-    processes on PostgreSQL the server must accept N × (size + overflow) connections."""
+    Keep `size + overflow` at least the web server's thread pool (40 threads): a request's
+    thread holds one connection at a time (its reads give theirs back before it writes:
+    services.ledger.ReadSessions). With N worker processes on PostgreSQL the server must accept
+    N × (size + overflow) connections."""
 
     size: int = 10
     overflow: int = 40

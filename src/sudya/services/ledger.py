@@ -9,20 +9,23 @@ series queue in Python and not in the connection pool, and another series never 
 in the database, for the other processes (SQLite: BEGIN IMMEDIATE with a busy timeout;
 PostgreSQL: the row lock of `UPDATE series SET last_seq = last_seq + 1`). So two judges
 recording at the same moment get exactly the rulings they would get one after the other.
-Reads (previews, pages) take neither: a preview copies the committed engine.
+Reads (previews, pages) take neither: a preview copies the committed engine. A thread's read
+sessions give their connections back before it waits for a turn (`ReadSessions`): a page or
+an API call that read first, then writes, waits holding no connection.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, event, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from sudya import commands
 from sudya.db import models as m
@@ -75,6 +78,39 @@ class _Retried(Exception):
         self.event_id = event_id
 
 
+class ReadSessions(threading.local):
+    """The read sessions of a thread that hold a connection now.
+
+    A read session opens no transaction in the database (`db.session.session_factory`: each
+    statement reads the newest commit), yet SQLAlchemy keeps its connection until it is
+    closed: a request reads (its user, its roles, a form's choices), then writes, and would
+    wait for its series' turn holding that connection, 32 judges holding 32. So before a
+    thread waits for a turn, its read sessions end their (empty) transactions: the
+    connections go back to the pool, what they loaded stays loaded, and a later read checks
+    one out again."""
+
+    def __init__(self) -> None:
+        self.holding: set[Session] = set()
+
+    def track(self, factory: sessionmaker[Session]) -> None:
+        event.listen(factory, "after_begin", self._began)
+        event.listen(factory, "after_transaction_end", self._ended)
+
+    def _began(self, s: Session, _transaction: SessionTransaction, _conn: object) -> None:
+        self.holding.add(s)
+
+    def _ended(self, s: Session, transaction: SessionTransaction) -> None:
+        if transaction.parent is None:
+            self.holding.discard(s)
+
+    def give_back(self) -> None:
+        """End this thread's read sessions' transactions (a session with changes of its own,
+        which a read session should not have, is left as it is)."""
+        for s in list(self.holding):
+            if not (s.new or s.dirty or s.deleted):
+                s.commit()
+
+
 class Ledger:
     """Service functions over one database."""
 
@@ -82,6 +118,8 @@ class Ledger:
                  snapshot_key: bytes | None = None) -> None:
         self.db = engine
         self.factory = session_factory(engine)  # reads
+        self.reading = ReadSessions()
+        self.reading.track(self.factory)
         self.writer = session_factory(engine, write=True)
         # snapshot_key: engine snapshots signed with it (services.snapshots); None: none
         self.projection = Projection(snapshot_key)
@@ -120,6 +158,7 @@ class Ledger:
         """The series' turn in this process (waited for holding no connection), then one
         writing transaction; the turn is passed on once the connection is back in the pool."""
         turn = self.projection.locks(series_id).turn if series_id is not None else None
+        self.reading.give_back()  # a write waiting for its turn holds no connection
         if turn is not None and not turn.acquire(self.write_timeout):
             raise LedgerError("ledger.busy", seconds=self.write_timeout)
         try:
