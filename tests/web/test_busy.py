@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from web_testkit import form_fields, main_of, record_form
 
@@ -71,6 +72,37 @@ def test_the_api_answers_503_with_retry_after(client: TestClient, ledger: Ledger
     # sent again once the queue moves: recorded once
     r = client.post(f"{API}/tournaments/{BERSERK}/infractions", json=body, headers=auth)
     assert r.status_code == 200, r.text
+    assert infractions(ledger) == before + 1
+
+
+def test_an_api_write_queued_too_long_behind_its_series_is_refused(
+        app: FastAPI, client: TestClient, ledger: Ledger) -> None:
+    """The API's writes of a series wait for the series' thread (web.writers): one that waited
+    there longer than the write timeout is refused as the turn refuses one (503, nothing
+    recorded), before it takes the turn; sent again, it is recorded."""
+    token = client.post(f"{API}/login", json={"username": "sudya", "password": demo.PASSWORD}
+                        ).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    body = {"infraction": "gameplay.slow-play", "player": "dasha", "round": 2,
+            "idempotency_key": "queued-1"}
+    path = f"{API}/tournaments/{BERSERK}/infractions"
+    assert client.post(path, headers=auth, json={**body, "idempotency_key": "warm"}
+                       ).status_code == 200  # the server now knows the series
+    series = ledger.known_series(BERSERK)
+    assert series is not None
+    before = infractions(ledger)
+    patient = ledger.write_timeout
+    ledger.write_timeout = 0.05
+    try:
+        long_write = app.state.writers._of(series).submit(time.sleep, 0.5)  # the thread busy
+        r = client.post(path, headers=auth, json=body)
+        long_write.result(5)
+    finally:
+        ledger.write_timeout = patient
+    assert r.status_code == 503 and r.headers["retry-after"] == str(BUSY_RETRY_AFTER)
+    assert r.json()["detail"][0]["type"] == "ledger.busy"
+    assert infractions(ledger) == before
+    assert client.post(path, headers=auth, json=body).status_code == 200
     assert infractions(ledger) == before + 1
 
 

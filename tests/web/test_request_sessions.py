@@ -51,14 +51,20 @@ def test_no_connection_is_left_out_of_the_pool(app: FastAPI, client: TestClient,
 
 def test_writes_waiting_for_their_turn_hold_no_connection(
         app: FastAPI, auth: Callable[[str], dict[str, str]]) -> None:
-    """The access check's read session gives its connection back before the write waits for
-    the series' turn (web.api.Gate): judges queued behind a long write hold nothing."""
+    """Judges queued behind a long write of their series hold no connection: the first waits
+    for the series' turn in the series' thread, its read session given back
+    (services.ledger.ReadSessions); the others wait as coroutines for that thread
+    (web.writers)."""
     ledger = app.state.ledger
     pool = ledger.db.pool
     judge = auth("sudya")
     series = ledger._series_of(BERSERK).id
     turn = ledger.projection.locks(series).turn
     waiting = 6
+
+    def queued() -> int:  # waiting for the turn, or sent to the series' thread and waiting
+        thread = app.state.writers._threads.get(series)
+        return len(turn._waiting) + (thread._work_queue.qsize() if thread else 0)
     assert turn.acquire(5)  # a long write of the series, from the test's thread
     answers: list[int] = []
     try:
@@ -73,7 +79,7 @@ def test_writes_waiting_for_their_turn_hold_no_connection(
         for thread in threads:
             thread.start()
         deadline = time.monotonic() + 30
-        while len(turn._waiting) < waiting:
+        while queued() < waiting:
             assert time.monotonic() < deadline, "the requests never reached the turn"
             time.sleep(0.01)
         assert pool.checkedout() == 0  # all of them checked, all of them waiting

@@ -194,6 +194,12 @@ class Ledger:
                 stored += 1
         return stored
 
+    def known_series(self, tournament: int) -> int | None:
+        """The id of a tournament's series, if this process has met the tournament (no read:
+        None otherwise)."""
+        place = self._places.get(tournament)
+        return None if place is None else place.id
+
     def _series_of(self, tournament: int) -> SeriesRef:
         """The series of a tournament, cached (a short read the first time)."""
         place = self._places.get(tournament)

@@ -67,6 +67,7 @@ from sudya.views import (
 )
 from sudya.web import preview_token
 from sudya.web.context import COOKIE, Ctx, get_ctx
+from sudya.web.writers import SeriesWriters
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -375,19 +376,28 @@ R = TypeVar("R")
 
 
 class Gate:
-    """A write route's access check, made on the route's own trip to the thread pool: a trip
-    costs 55-140 µs of CPU here (quiet or loaded machine, `run_in_threadpool` on uvloop), and
-    a `def` dependency before a `def` route is two. The route is `async` and runs its work
+    """A write route's access check, made on the route's own trip to a thread: a trip costs
+    55-140 µs of CPU here (quiet or loaded machine, `run_in_threadpool` on uvloop), and a
+    `def` dependency before a `def` route is two. The route is `async` and runs its work
     through `run`, which checks first (the work cannot be reached without the check, nor the
-    check skipped)."""
+    check skipped). The trip is to the series' own thread (web.writers), where the writes of
+    the series wait their turn as coroutines; a tournament this process has not written to
+    yet (or none at all) goes to the thread pool, which learns its series."""
 
-    def __init__(self, check: Callable[[], Access]) -> None:
+    def __init__(self, check: Callable[[], Access], tid: int, ctx: Ctx) -> None:
         self._check = check
+        self._tid = tid
+        self._ctx = ctx
 
     async def run(self, work: Callable[[Access], R]) -> R:
-        """`work` with the caller's access, in the thread pool, once the check passed."""
+        """`work` with the caller's access, in the series' thread, once the check passed."""
         check = self._check
-        return await run_in_threadpool(lambda: work(check()))
+        state = self._ctx.request.app.state
+        series = state.ledger.known_series(self._tid)
+        if series is None:
+            return await run_in_threadpool(lambda: work(check()))
+        writers: SeriesWriters = state.writers
+        return await writers.run(series, lambda: work(check()))
 
 
 def _gate(action: Action, *, write: bool = False) -> Callable[..., Awaitable[Gate]]:
@@ -398,7 +408,7 @@ def _gate(action: Action, *, write: bool = False) -> Callable[..., Awaitable[Gat
     async def dependency(tid: TournamentId, ctx: C,
                          _b: Annotated[Any, Security(_bearer)] = None,
                          _c: Annotated[Any, Security(_cookie)] = None) -> Gate:
-        return Gate(lambda: check(tid, ctx))
+        return Gate(lambda: check(tid, ctx), tid, ctx)
 
     return dependency
 

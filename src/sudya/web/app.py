@@ -31,6 +31,7 @@ from sudya.web.assets import Assets, StaticAssets
 from sudya.web.context import ClosingContexts
 from sudya.web.headers import LanguageAndHeaders
 from sudya.web.limits import RequestLimits
+from sudya.web.writers import SeriesWriters
 
 HERE = Path(__file__).parent
 # the HTTP status of an error's code (any other: 422, bad input): a key used for another
@@ -75,6 +76,7 @@ def templates(assets: Assets | None = None) -> Jinja2Blocks:
 @contextlib.asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
+    await run_in_threadpool(app.state.writers.shutdown)  # the writes already sent, done
     # a restart starts from here: each cached engine stored as its series' snapshot
     try:
         await run_in_threadpool(app.state.ledger.save_snapshots)
@@ -100,6 +102,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.state.ledger = Ledger(db, write_timeout=settings.write_timeout,
                               snapshot_key=settings.snapshot_key())
     app.state.settings = settings
+    app.state.writers = SeriesWriters(app.state.ledger)  # the API's writes (web.writers)
     app.state.secret = settings.secret or secrets.token_hex(32)
     app.state.throttle = Throttle()
     app.state.assets = assets = Assets(HERE / "static")  # hashed once, at startup
