@@ -44,7 +44,7 @@ screenshots: setup browser
 # every benchmark on SQLite; `make bench BENCH_DB=postgresql+psycopg://…` runs the database
 # ones on that PostgreSQL server too (each makes a throwaway database there and drops it)
 bench: setup
-	$(UV) run --frozen python bench/replay.py --rss
+	$(UV) run --frozen python bench/replay.py --rss --ten
 	$(UV) run --frozen python bench/cli_replay.py
 	$(UV) run --frozen python bench/record.py
 	$(UV) run --frozen python -P bench/http.py

@@ -10,12 +10,13 @@ seconds for N events against the goal (2 s for 100,000 on a 2-core machine); and
 the full history and the resets made (a team's accumulation and cards that convert count what
 is still valid across the resets' boundaries, so the full history makes more) with the CPU
 time per ruling of the two. `--rss` also replays 1,000,000 events in a fresh process and
-reports its peak resident memory.
+reports its peak resident memory. `--ten` also replays 10N events (a season of 1,000,000)
+against the first N: 10× the events at most 11× the time.
 
 Each figure's last line reads `NAME: X (goal Y)`.
 
     python bench/replay.py [--events 100000] [--books berserk,clan-championship,team-wargame]
-                           [--rss [--rss-events 1000000]]
+                           [--rss [--rss-events 1000000]] [--ten]
 """
 
 from __future__ import annotations
@@ -367,16 +368,27 @@ def main() -> None:
                         help="also replay --rss-events in a fresh process: peak memory")
     parser.add_argument("--rss-events", type=int, default=1_000_000)
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)
+    parser.add_argument("--ten", action="store_true",
+                        help="also replay 10× the events: the time against N's")
     args = parser.parse_args()
     if args.rss_child:
         rss_child(args.rss_child, args.rss_events)
         return
     n = args.events
     goal_s = 2.0 * n / 100_000
-    worst_growth = worst_reset = worst_time = 0.0
+    worst_growth = worst_reset = worst_time = worst_ten = 0.0
     for book_id in args.books.split(","):
         season = SEASONS[book_id](20261130)
-        events, refused = admissible(season, 3 * n)
+        events, refused = admissible(season, 10 * n if args.ten else 3 * n)
+        if args.ten:
+            # the first N and all 10N of one season, each timed by this process's CPU
+            _, ten_short, _ = run(season, events[:n])
+            _, ten_long, ten_made = run(season, events)
+            worst_ten = max(worst_ten, ten_long / ten_short)
+            print(f"{book_id}: {n:,} events {ten_short:.2f} s, {10 * n:,} events "
+                  f"{ten_long:.2f} s ({ten_made:,} rulings): 10× the events = "
+                  f"{ten_long / ten_short:.2f}× the CPU time", flush=True)
+            events = events[:3 * n]
         (short, short_cpu, _) = run(season, events[:n])
         (full, full_cpu, full_made) = run(season, events)
         (reset, reset_cpu, reset_made) = run(season, events, window=1000)
@@ -405,6 +417,8 @@ def main() -> None:
             print(f"{book_id}: {args.rss_events:,} events in {float(took):.1f} s, "
                   f"{int(rulings):,} rulings, peak RSS {peak} MB", flush=True)
             print(f"replay-rss-{book_id}-mb: {peak} (goal 1024)", flush=True)
+    if args.ten:
+        print(f"replay-10x-events-time-ratio: {worst_ten:.2f} (goal 11)")
     print(f"replay-3x-events-time-ratio: {worst_growth:.2f} (goal 3.3)")
     print(f"replay-full-over-reset: {worst_reset:.2f} (goal 1.1)")
     print(f"replay-time-over-goal: {worst_time:.2f} (goal 1.0)")
