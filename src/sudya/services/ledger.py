@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -90,7 +91,8 @@ class ReadSessions(threading.local):
     one out again."""
 
     def __init__(self) -> None:
-        self.holding: set[Session] = set()
+        # weakly: a session dropped without being closed is no reason to keep it
+        self.holding: weakref.WeakSet[Session] = weakref.WeakSet()
 
     def track(self, factory: sessionmaker[Session]) -> None:
         event.listen(factory, "after_begin", self._began)
