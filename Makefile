@@ -45,6 +45,9 @@ screenshots: setup browser
 # ones on that PostgreSQL server too (each makes a throwaway database there and drops it)
 bench: setup
 	$(UV) run --frozen python bench/replay.py --rss --ten
+	@# instructions per ruling, full history against resets (valgrind: deterministic, about 15 minutes)
+	@if command -v valgrind >/dev/null; then $(UV) run --frozen python bench/instructions.py --events 100000; \
+	  else echo "bench/instructions.py: no valgrind (Debian package valgrind), skipped"; fi
 	$(UV) run --frozen python bench/cli_replay.py
 	$(UV) run --frozen python bench/record.py
 	$(UV) run --frozen python -P bench/http.py
