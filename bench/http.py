@@ -3,14 +3,16 @@
 Starts `sudya serve` (uvicorn on 127.0.0.1) on a demo database with 400 more players, signs in
 as the demo floor judge and records infractions through the JSON API
 (`POST /api/v1/tournaments/{tid}/infractions`, a fresh idempotency key each) from 1, 16 and 32
-concurrent clients; then starts a bare Starlette app under the same uvicorn that does one
+concurrent clients; beside it a bare Starlette app under the same uvicorn that does one
 durable insert per request into the same kind of database (SQLite: WAL with the ledger's
-`synchronous` setting, BEGIN IMMEDIATE; PostgreSQL: one committed INSERT) and sends it the
-same requests. Prints req/s, p50, p99 and errors of both and the ratio of the rates.
+`synchronous` setting, BEGIN IMMEDIATE; PostgreSQL: one committed INSERT) gets the same
+requests. The two take turns within each level, in `--slices` slices (a minute of a busy
+machine weighs on both, not on whichever ran then). Prints req/s, p50, p99 and errors of
+both and the ratio of the rates.
 Bounded: `--requests` per level, a per-request timeout and a deadline per level; traffic to
 127.0.0.1 only.
 
-    python -P bench/http.py [--requests 300] [--clients 1,16,32] [--workers 1]
+    python -P bench/http.py [--requests 800] [--slices 4] [--clients 1,16,32] [--workers 1]
                             [--db postgresql+psycopg://…/postgres]
 
 With `--db` naming a PostgreSQL server, a throwaway database is created there (and dropped
@@ -254,10 +256,27 @@ def run_level(target: Target, clients: int, requests: int, players: list[str],
     return level
 
 
-def run_all(target: Target, levels: list[int], requests: int, players: list[str],
-            timeout: float, deadline: float) -> list[Level]:
-    run_level(target, 4, 40, players, timeout, deadline)  # warm up: caches, connections
-    return [run_level(target, n, requests, players, timeout, deadline) for n in levels]
+def run_all(targets: list[Target], levels: list[int], requests: int, players: list[str],
+            timeout: float, deadline: float, slices: int) -> list[list[Level]]:
+    """Each level for each target, the targets taking turns in `slices` slices of the
+    level's requests (first one first, then the other: a disk or a neighbour slowing the
+    machine for a minute weighs on both alike, not on whichever ran in that minute)."""
+    for target in targets:
+        run_level(target, 4, 40, players, timeout, deadline)  # warm up: caches, connections
+    out: list[list[Level]] = [[] for _ in targets]
+    for n in levels:
+        whole = [Level(n) for _ in targets]
+        for k in range(slices):
+            part = requests // slices + (k < requests % slices)
+            turn = list(enumerate(targets))
+            for i, target in turn if k % 2 == 0 else reversed(turn):
+                level = run_level(target, n, part, players, timeout, deadline / slices)
+                whole[i].seconds += level.seconds
+                whole[i].latencies += level.latencies
+                whole[i].errors += level.errors
+        for i, level in enumerate(whole):
+            out[i].append(level)
+    return out
 
 
 # ---------------------------------------------------------------------- the databases
@@ -342,13 +361,15 @@ def report(levels: list[int], sudya: list[Level], bare: list[Level],
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=300, help="per level")
+    parser.add_argument("--requests", type=int, default=800, help="per level and server")
     parser.add_argument("--clients", default="1,16,32")
     parser.add_argument("--players", type=int, default=400)
     parser.add_argument("--workers", type=int, default=1, help="uvicorn processes")
     parser.add_argument("--timeout", type=float, default=60.0, help="per request, seconds")
     parser.add_argument("--deadline", type=float, default=120.0, help="per level, seconds")
     parser.add_argument("--db", default=None, help="a PostgreSQL server (default: SQLite)")
+    parser.add_argument("--slices", type=int, default=4,
+                        help="the two servers take turns in this many slices of a level")
     args = parser.parse_args()
     levels = [int(n) for n in args.clients.split(",")]
     from sudya.db import session as db_session
@@ -363,28 +384,27 @@ def main() -> None:
         from sudya.services.demo import PASSWORD
 
         port = free_port()
+        (workdir / "bare_app.py").write_text(BARE_APP, encoding="utf-8")
+        (workdir / "bare_serve.py").write_text(BARE_SERVE, encoding="utf-8")
+        bare_port = free_port()
+        bare_env = {**env, "BENCH_BARE_URL": bare, "BENCH_BARE_SYNCHRONOUS": synchronous}
+        # both servers up at once, taking turns (run_all); the one waiting is idle
         with server([sys.executable, "-m", "sudya", "serve", "--db", url, "--host", HOST,
                      "--port", str(port), *workers], f"http://{HOST}:{port}/api/v1/rulebooks",
-                    env, workdir / "sudya.log"):
+                    env, workdir / "sudya.log"), \
+                server([sys.executable, str(workdir / "bare_serve.py"), HOST, str(bare_port),
+                        str(args.workers)], f"http://{HOST}:{bare_port}/ready", bare_env,
+                       workdir / "bare.log"):
             base = f"http://{HOST}:{port}"
             login = httpx.post(f"{base}/api/v1/login", timeout=30,
                                json={"username": "sudya", "password": PASSWORD})
             login.raise_for_status()
             token = login.json()["token"]
-            target = Target("Sudya", base, f"/api/v1/tournaments/{tid}/infractions",
-                            {"authorization": f"Bearer {token}"})
-            sudya = run_all(target, levels, args.requests, players, args.timeout,
-                            args.deadline)
-        (workdir / "bare_app.py").write_text(BARE_APP, encoding="utf-8")
-        (workdir / "bare_serve.py").write_text(BARE_SERVE, encoding="utf-8")
-        port = free_port()
-        bare_env = {**env, "BENCH_BARE_URL": bare, "BENCH_BARE_SYNCHRONOUS": synchronous}
-        with server([sys.executable, str(workdir / "bare_serve.py"), HOST, str(port),
-                     str(args.workers)],
-                    f"http://{HOST}:{port}/ready", bare_env, workdir / "bare.log"):
-            target = Target("bare", f"http://{HOST}:{port}", "/insert", {})
-            bare_levels = run_all(target, levels, args.requests, players, args.timeout,
-                                  args.deadline)
+            targets = [Target("Sudya", base, f"/api/v1/tournaments/{tid}/infractions",
+                              {"authorization": f"Bearer {token}"}),
+                       Target("bare", f"http://{HOST}:{bare_port}", "/insert", {})]
+            sudya, bare_levels = run_all(targets, levels, args.requests, players,
+                                         args.timeout, args.deadline, args.slices)
         logged = {"Sudya": server_errors(workdir / "sudya.log"),
                   "bare": server_errors(workdir / "bare.log")}
     kind = "PostgreSQL" if args.db else f"SQLite (WAL, synchronous={synchronous})"
