@@ -190,7 +190,8 @@ def replay(scenario: dict[str, Any]) -> dict[str, Any]:
     return result_json(engine.book, engine.roster, rulings, engine.results)
 
 
-def replay_json_text(scenario: dict[str, Any], *, checked: bool = False) -> Iterator[bytes]:
+def replay_json_text(scenario: dict[str, Any], *, checked: bool = False
+                     ) -> Iterator[bytes | memoryview]:
     """Replay a scenario and return its result as JSON text in pieces (what `sudya replay`
     prints: `json.dumps(replay(scenario), ensure_ascii=False, indent=2)` and a newline).
 

@@ -374,10 +374,11 @@ def replay_json(book: Rulebook, roster: Roster, rulings: list[Ruling],
 JSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 
 
-def _nested(value: Any, depth: int) -> bytes:
-    """`value` as indented JSON, to be written `depth` levels deep (json.dumps' indent=2)."""
-    text = orjson.dumps(value, option=JSON_OPTIONS)
-    return text.replace(b"\n", b"\n" + b"  " * depth) if depth else text
+def _member(key: str, value: Any) -> memoryview:
+    """`"key": value` as an indented document writes a key of its own (json.dumps' indent=2):
+    dumped as a document of that key alone, which orjson indents so, its braces left off
+    (neither indented again nor copied: a season's subjects and standings are 10s of MB)."""
+    return memoryview(orjson.dumps({key: value}, option=JSON_OPTIONS))[2:-2]
 
 
 # a batch of rulings dumped as {"rulings": [...]} is indented as the whole document indents
@@ -387,33 +388,39 @@ _HEAD, _TAIL = len(b'{\n  "rulings": ['), len(b"\n  ]\n}")
 
 def replay_json_chunks(book: Rulebook, roster: Roster, rulings: list[Ruling],
                        results: list[tuple[Result, int]], batch: int = 500
-                       ) -> Iterator[bytes]:
+                       ) -> Iterator[bytes | memoryview]:
     """The replay result as JSON text, in pieces: the bytes `json.dumps(replay_json(...),
     ensure_ascii=False, indent=2)` would give, one batch of rulings at a time, so a season's
-    output is never held whole (neither as dicts nor as text)."""
+    output is never held whole (neither as dicts nor as text). A piece cut from orjson's
+    text is a view of it, not a copy (a season's pieces add up to 100s of MB)."""
     from sudya.standings import standings
 
     with_validity = book.validity is not None
     texts: dict[int, str] = {}
     # the JSON of reasons already made (written at once, so a shared list is never changed)
     reasons: dict[int, tuple[list[str], list[dict[str, Any]]]] = {}
-    yield b'{\n  "rulebook": ' + _nested({"id": book.id, "edition": book.edition}, 1)
+    yield b"{\n"
+    yield _member("rulebook", {"id": book.id, "edition": book.edition})
     if not rulings:
         yield b',\n  "rulings": []'
     else:
         yield b',\n  "rulings": ['
         for start in range(0, len(rulings), batch):
             # a batch as one indented list, one level deep, its brackets left off: each
-            # ruling's text as _nested(ruling, 2) after a line end, one orjson call a batch
+            # ruling's text indented two levels after a line end, one orjson call a batch
             part = orjson.dumps({"rulings": [ruling_json(r, with_validity, texts, reasons)
                                              for r in rulings[start:start + batch]]},
                                 option=JSON_OPTIONS)
-            yield (b"," if start else b"") + part[_HEAD:-_TAIL]
+            if start:
+                yield b","
+            yield memoryview(part)[_HEAD:-_TAIL]
         yield b"\n  ]"
-    yield b',\n  "subjects": ' + _nested(subjects_json(book, roster, rulings), 1)
+    yield b",\n"
+    yield _member("subjects", subjects_json(book, roster, rulings))
     table = standings(book, roster, rulings, results)
     if table is not None:
-        yield b',\n  "standings": ' + _nested(table, 1)
+        yield b",\n"
+        yield _member("standings", table)
     yield b"\n}\n"
 
 
