@@ -312,23 +312,21 @@ def subjects_view(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
 def subjects_json(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
                   ) -> dict[str, dict[str, Any]]:
     """The subjects as the contract's JSON (SubjectView's shape)."""
-    tally: dict[str, dict[str, Any]] = {}
-
-    def entry(sid: str) -> dict[str, Any]:
-        found = tally.get(sid)
-        if found is None:
-            found = tally[sid] = {"status": "active", "sanctions": {}, "points": 0, "ore": 0}
-        return found
-
-    for sid in [*roster.players, *roster.teams]:
-        entry(sid)
+    # every player and team, in the roster's order (a clan season's roster is 100,000s: one
+    # comprehension, not a call each)
+    tally: dict[str, dict[str, Any]] = {
+        sid: {"status": "active", "sanctions": {}, "points": 0, "ore": 0}
+        for sid in (*roster.players, *roster.teams)}
     # each kind's tally and status, looked up once a kind (a season has 100,000s of sanctions)
     facts: dict[str, tuple[str | None, str | None]] = {}
     for r in rulings:
         for s in r.sanctions:
             if s.revoked:
                 continue
-            e = entry(s.subject)
+            e = tally.get(s.subject)
+            if e is None:  # a subject the roster does not name: after those it does
+                e = tally[s.subject] = {"status": "active", "sanctions": {}, "points": 0,
+                                        "ore": 0}
             e["sanctions"][s.kind] = e["sanctions"].get(s.kind, 0) + 1
             found = facts.get(s.kind)
             if found is None:
