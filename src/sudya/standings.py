@@ -22,9 +22,10 @@ Nothing here knows a rulebook by name: what differs comes from the scoring data.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -262,9 +263,19 @@ def _points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
 
 def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
             key: Callable[[str], tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
-    """The lines in table order with their places: 1, 2, 3… by `key` (no shared place).
-    Each line's first key is `place`; it is set here, in the line itself (a large open
-    tournament's table is 100,000 lines: no copy of each).
+    """The lines in table order with their places (`_places`). Each line's first key is
+    `place`; it is set here, in the line itself (a large open tournament's table is 100,000
+    lines: no copy of each)."""
+    out: dict[str, dict[str, Any]] = {}
+    for sid, place in _places(scoring, rows, read, key):
+        line = out[sid] = rows[sid]
+        line["place"] = place
+    return out
+
+
+def _places(scoring: Scoring, subjects: Iterable[str], read: _Rulings,
+            key: Callable[[str], tuple[Any, ...]]) -> Iterator[tuple[str, int | None]]:
+    """The subjects in table order with their places: 1, 2, 3… by `key` (no shared place).
 
     A subject whose status the rulebook names in `scoring.unplaced` takes no place: it is
     listed after everyone placed (in the same order among themselves), `place: null`, and
@@ -275,22 +286,16 @@ def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
     # «Дисквалификация команды», «с турнира/чемпионата» puts a disqualified team (fighter) out
     # of the tournament — no place at all rather than the last one, which is still a place
     # (and a prize place in a small field): marked and left out of the ranks.
-    out: dict[str, dict[str, Any]] = {}
-    place = 0
-    order = sorted(rows, key=key)  # every key is its own (the id is its last part)
+    order = sorted(subjects, key=key)  # every key is its own (the id is its last part)
     # the few subjects out of the ranks, found once, go after the others in the same order
     # (from the statuses given, a few, not from every line of a large table)
     unplaced = {sid for sid, status in read.status.items()
-                if status in scoring.unplaced and sid in rows} if scoring.unplaced else set()
-    if unplaced:
-        order = [sid for sid in order if sid not in unplaced] + \
-            [sid for sid in order if sid in unplaced]
-    for sid in order:
-        placed = sid not in unplaced
-        place += placed
-        line = out[sid] = rows[sid]
-        line["place"] = place if placed else None
-    return out
+                if status in scoring.unplaced} if scoring.unplaced else set()
+    if not unplaced:
+        return zip(order, itertools.count(1))
+    placed = [sid for sid in order if sid not in unplaced]
+    return itertools.chain(zip(placed, itertools.count(1)),
+                           ((sid, None) for sid in order if sid in unplaced))
 
 
 # ---------------------------------------------------------------------- match points
@@ -397,29 +402,34 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
                  for p, row in rows.items()}
     else:  # most rulebooks have none: a large open table's keys without the empty part
         order = {p: (-row[_POINTS], p) for p, row in rows.items()}
-    players = _placed(scoring, {p: _line(row, breaks[p], status.get(p, "active"))
-                                for p, row in rows.items()}, read, order.__getitem__)
-    team_rows: dict[str, dict[str, Any]] = {}
+    # the lines made in table order, each with its place (a large open table is 100,000s)
+    players = {p: _line(place, rows[p], breaks.get(p), status.get(p, "active"))
+               for p, place in _places(scoring, rows, read, order.__getitem__)}
+    sums: dict[str, list[int]] = {}
     for team, members in roster.teams.items():
         # the members' lines added column by column (zip and sum, not a loop per count)
-        sums = [sum(column) for column in zip(*(rows[m] for m in members if m in rows),
-                                                   strict=True)]
-        team_rows[team] = _line(sums or [0] * len(COUNTS), {}, status.get(team, "active"))
-    teams = _placed(scoring, team_rows, read, lambda t: (-team_rows[t]["match_points"], t))
+        sums[team] = [sum(column) for column in zip(*(rows[m] for m in members if m in rows),
+                                                    strict=True)] or [0] * len(COUNTS)
+    teams = {t: _line(place, sums[t], None, status.get(t, "active"))
+             for t, place in _places(scoring, sums, read, lambda t: (-sums[t][_POINTS], t))}
     return {"players": players, "teams": teams}
 
 
-def _line(counts: list[int], breaks: dict[str, float], status: str) -> dict[str, Any]:
-    """A line of the match-points table: its place (set by _placed), the COUNTS, the
-    tiebreakers, the status."""
-    line: dict[str, Any] = dict(zip(_HEAD, (None, *counts), strict=True))
+def _line(place: int | None, counts: list[int], breaks: dict[str, float] | None,
+          status: str) -> dict[str, Any]:
+    """A line of the match-points table: its place, the COUNTS, the tiebreakers, the
+    status."""
+    # written out, not zipped from COUNTS: a dict of constant keys is made at once
+    line: dict[str, Any] = {
+        "place": place, "matches": counts[_MATCHES], "wins": counts[_WINS],
+        "draws": counts[_DRAWS], "losses": counts[_LOSSES], "annulled": counts[_ANNULLED],
+        "games_won": counts[_WON], "games_lost": counts[_LOST],
+        "match_points": counts[_POINTS]}
     if breaks:
         line.update(breaks)
     line["status"] = status
     return line
 
-
-_HEAD = ("place", *COUNTS)  # a line's first keys, in order
 
 # where each of the COUNTS is in a line being added up (_match_points)
 _MATCHES, _WINS, _DRAWS, _LOSSES, _ANNULLED, _WON, _LOST, _POINTS = range(len(COUNTS))
@@ -429,7 +439,9 @@ _NONE = _Effects()  # no effect: read only
 def _tiebreakers(scoring: Scoring, rows: dict[str, list[int]],
                  opponents: dict[str, list[str]]) -> dict[str, dict[str, float]]:
     """Each player's tiebreakers, in the rulebook's order (`rows`: the lines being added up,
-    lists of the COUNTS)."""
+    lists of the COUNTS); none without them (not an empty dict for each player)."""
+    if not scoring.tiebreakers:
+        return {}
     out: dict[str, dict[str, float]] = {p: {} for p in rows}
     for tb in scoring.tiebreakers:
         if tb.id == "omw":
