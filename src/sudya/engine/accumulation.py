@@ -75,11 +75,13 @@ def accumulate(state: EngineState, event_id: str, team: str, day: dt.date,
                details: dict[str, Any]) -> None:
     """Sanction the team by every rule whose count of valid rulings is now reached."""
     for i, acc in enumerate(state.book.accumulation):
-        if any(validity.holds_kind(state, team, s.kind, day) for s in acc.gives):
-            continue
         key = (team, i)
         heap = state.accum_heap.get(key)
         if not heap and acc.count > 0:  # nothing counts for the team (most reports)
+            continue
+        if heap and len(heap) < acc.count and heap[0][0] >= day:
+            continue  # too few count, and none has stopped counting (most others)
+        if any(validity.holds_kind(state, team, s.kind, day) for s in acc.gives):
             continue
         heap = state.entry(state.accum_heap, key)
         while heap and heap[0][0] < day:  # no longer valid: stops counting for good

@@ -39,9 +39,11 @@ def offence(state: EngineState, ev: Offence) -> None:
     inf = book.infraction(ev.infraction)
     if inf is None:
         raise RuleError("infraction.unknown", field="infraction", infraction=ev.infraction)
-    state.check_judge(ev.judge, "rule", "rule")
+    if ev.judge is not None:  # (most reports name no judge)
+        state.check_judge(ev.judge, "rule", "rule")
     state.check_playing(ev.offender, "team" if ev.offender in state.roster.teams else "player")
-    check_applies(state, inf)
+    if inf.applies is not None:  # (most infractions apply everywhere)
+        check_applies(state, inf)
     day = ev.date or state.t.date
     details = read_details(state, inf, ev.details)
     names = _names(state, ev.offender, details, ev.round)

@@ -62,7 +62,8 @@ def build(state: EngineState, specs: Iterable[Spec], offender: str, day: dt.date
             amount = names.get("amount")
         if amount is not None and inf is not None and not dry:
             amount = reduce(state, inf, kind, offender, amount, names, ruling)
-        kind = authorised(state, kind, ruling)
+        if kind.issued_only_by is not None:  # (most kinds any judge may give)
+            kind = authorised(state, kind, ruling)
         if kind.lost_while and not dry:
             holder = bearer(state, book.kind(kind.lost_while.held), None, offender)
             if validity.holds_kind(state, holder, kind.lost_while.held, day):
@@ -90,7 +91,8 @@ def add(state: EngineState, out: list[Sanction], kind: SanctionKind, bearer: str
                         scope=(spec.scope if spec else None) or kind.scope,
                         replaceable_by=tuple(spec.replacement.by)
                         if spec and spec.replacement else ()))
-    carry(kind, details, ruling)
+    if kind.carry_over:  # (most kinds never carry)
+        carry(kind, details, ruling)
     for att in kind.comes_with:
         if att.when is not None and not att.when(names):
             continue

@@ -316,7 +316,10 @@ class EngineState:
         for s in self.out.get(subject, ()):
             if s.status == "removed" and not s.revoked:
                 return s
-        for s in _as_tuple(self.series_out.get(subject)):
+        series = self.series_out.get(subject)
+        if series is None:  # (most subjects, asked of every report and result)
+            return None
+        for s in _as_tuple(series):
             if not s.revoked and s.ruling is not None and s.ruling.tournament < self.t.index:
                 return s
         return None
@@ -437,8 +440,11 @@ class EngineState:
             if touched:
                 conversions.convert(self, event_id, touched, day)
         if self.book.accumulation:
-            teams = {t for r in made if r.sanctions
-                     for t in [self.team(r.subject)] if t is not None}
+            teams = set()
+            for r in made:
+                team = self.team(r.subject) if r.sanctions else None
+                if team is not None:
+                    teams.add(team)
             details = made[0].details if made else {}
             for team in sorted(teams):
                 accumulation.accumulate(self, event_id, team, day, details)
