@@ -31,6 +31,7 @@ from sudya.scenario_file import plain
 
 EVENT_KEYS = ("infraction", "end-of-match", "tournament", "decision", "appeal", "result",
               "roster")
+_EVENT_KEYS = frozenset(EVENT_KEYS)  # (which of them an event holds, in one step)
 LEDGER_KIND: dict[str, str] = {}  # scenario keys that name an event kind differently
 
 
@@ -118,11 +119,12 @@ class Replay:
             if named and eid in seen:
                 raise ScenarioError("event.id-twice", at=at, field="id")
             seen.add(eid)
-            kinds = [k for k in EVENT_KEYS if k in item]
+            kinds = _EVENT_KEYS.intersection(item)
             if len(kinds) != 1:
                 raise ScenarioError("event.one-kind", at=at, kinds=list(EVENT_KEYS))
+            [kind] = kinds
             try:
-                yield at, self._event(eid, kinds[0], item)
+                yield at, self._event(eid, kind, item)
             except CommandError as exc:
                 raise _refused(exc, at=at) from exc
 
@@ -130,6 +132,15 @@ class Replay:
         """One event of the scenario through the one decoder (sudya.commands): the plain
         common case at once (commands.quick_event), anything else the full way."""
         if kind == "infraction":
+            # most reports are decided at once from the item itself but its id (the quick way
+            # declines a key it does not take); otherwise from the fields of a report alone,
+            # as the decoder is given them
+            plain = item.copy()
+            plain.pop("id", None)
+            quick = commands.quick_event(kind, plain, eid, self.book, self.roster,
+                                         self.entered)
+            if quick is not None:
+                return quick
             raw, prefix = {k: item[k] for k in INFRACTION_KEYS if k in item}, ""
         else:
             raw, prefix = item[kind], kind
