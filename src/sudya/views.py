@@ -175,7 +175,7 @@ def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = N
         "pending": r.pending,
     }
     if r.offered is not None:
-        out["offered"] = [_offer(o, with_validity).as_json() for o in r.offered]
+        out["offered"] = [offer_json(o, with_validity) for o in r.offered]
     if r.aggravated:
         out["aggravated"] = True
     # (each asked by name, not by getattr in a loop: a season's output is 100,000s of these)
@@ -206,6 +206,20 @@ def ruling_json(r: Ruling, with_validity: bool, texts: dict[int, str] | None = N
             reasons[id(r.notes)] = made
     out["notes"], out["reasons"] = made
     return out
+
+
+def offer_json(raw: Offered, with_validity: bool) -> dict[str, Any]:
+    """One thing a pending ruling offers as the contract's JSON (an Offer's shape, made as
+    sanction_json makes a sanction's: a clan season holds 10,000s of pending rulings); JSON
+    read back from the ledger is checked by its view."""
+    if isinstance(raw, Sanction):
+        return sanction_json(raw, None, with_validity)
+    if isinstance(raw, ChoiceOption):
+        return {"choice": raw.choice,
+                "sanctions": [sanction_json(s, None, with_validity) for s in raw.sanctions]}
+    if isinstance(raw, PointsOption):
+        return {"choice": {"points": [raw.least, raw.most]}, "with": list(raw.with_)}
+    return _offer(raw, with_validity).as_json()
 
 
 def _offer(raw: Offered, with_validity: bool) -> Offer:
@@ -294,7 +308,7 @@ def offered_json(r: Ruling, with_validity: bool) -> list[dict[str, Any]] | None:
     """What a pending ruling offers, as stored JSON."""
     if r.offered is None:
         return None
-    return [_offer(o, with_validity).as_json() for o in r.offered]
+    return [offer_json(o, with_validity) for o in r.offered]
 
 
 def rulings_view(book: Rulebook, rulings: Iterable[Ruling]) -> list[RulingView]:
