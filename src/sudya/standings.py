@@ -255,8 +255,7 @@ def _points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
     keys = scoring.order or ["total"]
 
     def by_order(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        return _placed(scoring, rows, read,
-                       lambda sid: (*(-rows[sid][k] for k in keys), sid))
+        return _placed(scoring, rows, read, lambda sid: tuple(-rows[sid][k] for k in keys))
 
     return {"players": by_order(players), "teams": by_order(teams)}
 
@@ -274,8 +273,9 @@ def _placed(scoring: Scoring, rows: dict[str, dict[str, Any]], read: _Rulings,
 
 
 def _places(scoring: Scoring, subjects: Iterable[str], read: _Rulings,
-            key: Callable[[str], tuple[Any, ...]]) -> Iterator[tuple[str, int | None]]:
-    """The subjects in table order with their places: 1, 2, 3… by `key` (no shared place).
+            key: Callable[[str], Any]) -> Iterator[tuple[str, int | None]]:
+    """The subjects in table order with their places: 1, 2, 3… by `key`, then by id (no
+    shared place).
 
     A subject whose status the rulebook names in `scoring.unplaced` takes no place: it is
     listed after everyone placed (in the same order among themselves), `place: null`, and
@@ -286,7 +286,12 @@ def _places(scoring: Scoring, subjects: Iterable[str], read: _Rulings,
     # «Дисквалификация команды», «с турнира/чемпионата» puts a disqualified team (fighter) out
     # of the tournament — no place at all rather than the last one, which is still a place
     # (and a prize place in a small field): marked and left out of the ranks.
-    order = sorted(subjects, key=key)  # every key is its own (the id is its last part)
+    # by id, then by `key` (a stable sort keeps the ids' order among equal keys): the same
+    # order as sorting by (key, id) at once, where a large open table's equal keys (most
+    # players have the same points) made every comparison compare a tuple, then the ids in
+    # it; each sort here compares values of one type, which Python does far faster
+    order = sorted(subjects)
+    order.sort(key=key)
     # the few subjects out of the ranks, found once, go after the others in the same order
     # (from the statuses given, a few, not from every line of a large table)
     unplaced = {sid for sid, status in read.status.items()
@@ -396,12 +401,14 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
             row[_POINTS] += points[outcome]
     breaks = _tiebreakers(scoring, rows, opponents)
     status = read.status
-    # each player's place in the order, made once: match points, the tiebreakers, the id
+    # each player's place in the order, made once: match points, the tiebreakers (then the
+    # id, _places)
+    order: dict[str, Any]
     if scoring.tiebreakers:
-        order = {p: (-row[_POINTS], *[-v for v in breaks[p].values()], p)
+        order = {p: (-row[_POINTS], *[-v for v in breaks[p].values()])
                  for p, row in rows.items()}
-    else:  # most rulebooks have none: a large open table's keys without the empty part
-        order = {p: (-row[_POINTS], p) for p, row in rows.items()}
+    else:  # most rulebooks have none: the points alone, a number
+        order = {p: -row[_POINTS] for p, row in rows.items()}
     # the lines made in table order, each with its place (a large open table is 100,000s)
     players = {p: _line(place, rows[p], breaks.get(p), status.get(p, "active"))
                for p, place in _places(scoring, rows, read, order.__getitem__)}
@@ -411,7 +418,7 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
         sums[team] = [sum(column) for column in zip(*(rows[m] for m in members if m in rows),
                                                     strict=True)] or [0] * len(COUNTS)
     teams = {t: _line(place, sums[t], None, status.get(t, "active"))
-             for t, place in _places(scoring, sums, read, lambda t: (-sums[t][_POINTS], t))}
+             for t, place in _places(scoring, sums, read, lambda t: -sums[t][_POINTS])}
     return {"players": players, "teams": teams}
 
 
