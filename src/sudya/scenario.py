@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from sudya import commands, views
@@ -27,7 +28,7 @@ from sudya.engine.model import (
 from sudya.errors import RulebookError, RuleError, ScenarioError, SudyaError
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
-from sudya.scenario_file import plain
+from sudya.scenario_file import load_scenario_file, plain
 
 EVENT_KEYS = ("infraction", "end-of-match", "tournament", "decision", "appeal", "result",
               "roster")
@@ -201,14 +202,15 @@ def replay(scenario: dict[str, Any]) -> dict[str, Any]:
     return result_json(engine.book, engine.roster, rulings, engine.results)
 
 
-def replay_json_text(scenario: dict[str, Any], *, checked: bool = False
-                     ) -> Iterator[bytes | memoryview]:
-    """Replay a scenario and return its result as JSON text in pieces (what `sudya replay`
-    prints: `json.dumps(replay(scenario), ensure_ascii=False, indent=2)` and a newline).
+def replay_file_text(path: str | Path) -> Iterator[bytes | memoryview]:
+    """Replay a scenario file and return its result as JSON text in pieces (what `sudya replay
+    FILE` prints: `json.dumps(replay(scenario), ensure_ascii=False, indent=2)` and a newline).
 
     The replay runs before this returns, so a refused scenario raises ScenarioError before
-    a byte is written; the output is then made as it is written. `checked`: the scenario is
-    plain data already (sudya.scenario_file.load_scenario_file's), not to be read again."""
-    prepared = Replay(scenario if checked else plain(scenario))
+    a byte is written; the output is then made as it is written. The file's data (plain
+    already: sudya.scenario_file.load_scenario_file's) is let go once its events are
+    decided: a season's file is 10s of MB of dicts and texts, whose memory the engine then
+    takes up again rather than the system's fresh pages."""
+    prepared = Replay(load_scenario_file(path))
     engine, rulings = prepared.run()
     return views.replay_json_chunks(engine.book, engine.roster, rulings, engine.results)

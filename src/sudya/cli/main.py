@@ -65,16 +65,15 @@ def replay(
     """Проиграть сценарий и вывести решения (JSON). Replay a scenario, print rulings as JSON."""
     from sudya.bulk import paused_gc
 
-    # the file's data, the events, the engine and the output all live until the command
-    # ends: the collector's full collections would walk them again and again (a third of
-    # a season's replay beside the engine), so it waits the whole command, not the engine's
-    # run alone; and the imports, whose pydantic models and rulebook are many thousands of
-    # objects made to stay (its collections during them: 25-55 ms of a start)
+    # the events, the engine and the output all live until the command ends: the
+    # collector's full collections would walk them again and again (a third of a season's
+    # replay beside the engine), so it waits the whole command, not the engine's run alone;
+    # and the imports, whose pydantic models and rulebook are many thousands of objects made
+    # to stay (its collections during them: 25-55 ms of a start)
     with paused_gc():
-        from sudya.scenario import replay_json_text
-        from sudya.scenario_file import load_scenario_file
+        from sudya.scenario import replay_file_text
 
-        chunks = replay_json_text(load_scenario_file(file), checked=True)
+        chunks = replay_file_text(file)
         sys.stdout.flush()
         stream = sys.stdout.buffer
         for chunk in chunks:  # written as it is made: a season's output is never held whole
