@@ -72,12 +72,18 @@ def wait_for_the_dead(db_url: str, engine: sa.Engine) -> None:
     if not db_url.startswith("postgresql"):
         return
     deadline = time.monotonic() + 30
-    with engine.connect() as conn:
-        while conn.scalar(sa.text(
+    while True:
+        # a transaction of its own for each look: within one, pg_stat_activity is read once
+        # and kept, so a loop in one transaction begun before the server saw the drop waited
+        # out its deadline looking at the dead writer
+        with engine.connect() as conn:
+            still_open = conn.scalar(sa.text(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'")):
-            assert time.monotonic() < deadline, "the killed writer's transaction is still open"
-            time.sleep(0.05)
+                "AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'"))
+        if not still_open:
+            return
+        assert time.monotonic() < deadline, "the killed writer's transaction is still open"
+        time.sleep(0.05)
 
 
 def assert_whole(engine: sa.Engine, series_id: int) -> None:
