@@ -136,9 +136,9 @@ class Replay:
             # most reports are decided at once from the item itself but its id (the quick way
             # declines a key it does not take); otherwise from the fields of a report alone,
             # as the decoder is given them
-            plain = item.copy()
-            plain.pop("id", None)
-            quick = commands.quick_event(kind, plain, eid, self.book, self.roster,
+            fields = item.copy()
+            fields.pop("id", None)
+            quick = commands.quick_event(kind, fields, eid, self.book, self.roster,
                                          self.entered)
             if quick is not None:
                 return quick
