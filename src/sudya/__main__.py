@@ -1,3 +1,3 @@
-from sudya.cli.main import main
+from sudya.cli.entry import main
 
 main()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from sudya.cli.entry import cli_lang as cli_lang  # the commands' language
+from sudya.cli.entry import replay_file
 from sudya.errors import SudyaError
 
 if TYPE_CHECKING:
@@ -63,28 +64,14 @@ def replay(
     file: Annotated[Path, typer.Argument(help="scenario file (YAML or JSON)")],
 ) -> None:
     """Проиграть сценарий и вывести решения (JSON). Replay a scenario, print rulings as JSON."""
-    from sudya.bulk import paused_gc
-
-    # the events, the engine and the output all live until the command ends: the
-    # collector's full collections would walk them again and again (a third of a season's
-    # replay beside the engine), so it waits the whole command, not the engine's run alone;
-    # and the imports, whose pydantic models and rulebook are many thousands of objects made
-    # to stay (its collections during them: 25-55 ms of a start)
-    with paused_gc():
-        from sudya.scenario import replay_file_text
-
-        chunks = replay_file_text(file)
-        sys.stdout.flush()
-        stream = sys.stdout.buffer
-        for chunk in chunks:  # written as it is made: a season's output is never held whole
-            stream.write(chunk)
-        stream.flush()
+    replay_file(file)
 
 
-# `sudya replay` alone, which main() runs for that command: a season's replay needs none of
-# the others, and making every command's options from its signature (typer) and importing
-# their modules is 0.1-0.2 s of a start. A group, as `app` is, so the command line, its help
-# and its usage errors read as they do there.
+# `sudya replay` alone, which command_line() gives for that command (sudya.cli.entry runs a
+# plain `sudya replay FILE` without typer at all): a season's replay needs none of the others,
+# and making every command's options from its signature (typer) and importing their modules
+# is 0.1-0.2 s of a start. A group, as `app` is, so the command line, its help and its usage
+# errors read as they do there.
 replay_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 replay_app.command()(replay)
 
@@ -384,46 +371,15 @@ def demo(lang: Lang = "ru") -> None:
     out.print(f"sudya replay {path}")
 
 
-def cli_lang() -> str:
-    """Russian first; SUDYA_LANG=en for English."""
-    return "en" if os.environ.get("SUDYA_LANG") == "en" else "ru"
-
-
-def _localised(exc: SudyaError) -> str:
-    """An error's line in the CLI's language, from the message catalogues."""
-    from sudya.messages import error_text
-
-    return error_text(exc, cli_lang())
-
-
-def main() -> None:
-    """Entry point: user errors print one line and exit 2, never a traceback."""
+def command_line() -> typer.Typer:
+    """The command the command line names, its modules imported (sudya.cli.entry.main runs
+    it; `sudya replay FILE` alone goes to the replay without it)."""
     if sys.argv[1:2] == ["replay"]:
-        command = replay_app
-    else:
-        import sudya.cli.decks  # noqa: F401  (registers the deck commands)
-        import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
-        import sudya.cli.pairings  # noqa: F401  (registers the pairings commands)
-        import sudya.cli.reports  # noqa: F401  (registers the report commands)
-        import sudya.cli.store  # noqa: F401  (registers rulebook import and publish)
+        return replay_app
+    import sudya.cli.decks  # noqa: F401  (registers the deck commands)
+    import sudya.cli.ledger  # noqa: F401  (registers the ledger commands)
+    import sudya.cli.pairings  # noqa: F401  (registers the pairings commands)
+    import sudya.cli.reports  # noqa: F401  (registers the report commands)
+    import sudya.cli.store  # noqa: F401  (registers rulebook import and publish)
 
-        command = app
-    if os.environ.get("SUDYA_DEBUG"):
-        command()
-        return
-    try:
-        command()
-    except SudyaError as exc:
-        sys.stderr.write(f"sudya: {_localised(exc)}\n")
-        sys.exit(2)
-    except Exception as exc:
-        # the last resort: a database failure (server down, disk full) is one line and exit
-        # 1, not a traceback. Only a command that opened a ledger has imported SQLAlchemy,
-        # and only it can meet one: the others (a scenario's replay) need not import it
-        # (0.2 s of every start)
-        errors = sys.modules.get("sqlalchemy.exc")
-        if errors is None or not isinstance(exc, errors.SQLAlchemyError):
-            raise
-        first = (str(getattr(exc, "orig", None) or exc).splitlines() or [""])[0]
-        sys.stderr.write(f"sudya: database error: {first}\n")
-        sys.exit(1)
+    return app
