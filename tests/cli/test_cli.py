@@ -1,6 +1,6 @@
 """The `sudya` command, run for real as `python -m sudya ...` in a subprocess.
 
-Every test goes through the console entry point (`sudya.cli.main:main`), so exit codes,
+Every test goes through the console entry point (`sudya.cli.entry:main`), so exit codes,
 what lands on stdout and stderr, and the absence of tracebacks are the user's view.
 """
 
