@@ -16,8 +16,9 @@ environment as it is: every module compiled at each start, as before.
 
 On a shared machine the wall-clock ratio moves with others' load between the two runs; the
 CPU-time ratio (the engine's process time; the command's user + system time) moves far less,
-and is printed beside it. Each side is run twice, alternately, and its best run is compared
-(as timeit does: the slower runs measure the machine's other work, not the code).
+and is printed beside it. Each side is run three times, alternately, and its best run is
+compared (as timeit does: the slower runs measure the machine's other work, not the code; the
+same berserk replay's user time read 2.14 to 2.37 s in four runs a minute apart).
 
     python bench/cli_replay.py [--events 100000] [--books berserk,clan-championship,team-wargame]
                                [--compile]
@@ -52,7 +53,7 @@ from sudya.engine.model import (
 from sudya.scenario import Replay
 from sudya.scenario_file import load_scenario_file
 
-RUNS = 2  # each side's best of this many (a run moves by a tenth either way on a busy machine)
+RUNS = 3  # each side's best of this many (a run moves by a tenth either way on a busy machine)
 
 
 def scenario_event(ev: Event, teams: set[str]) -> dict[str, Any]:
