@@ -11,13 +11,14 @@ the full history and the resets made (a team's accumulation and cards that conve
 is still valid across the resets' boundaries, so the full history makes more) with the CPU
 time per ruling of the two. `--rss` also replays 1,000,000 events in a fresh process and
 reports its peak resident memory. `--ten` also replays 10N events (a season of 1,000,000)
-against the first N, in a fresh process: 10× the events at most 11× the time. Every replay is
+against the first N, in a fresh process: 10× the events at most 11× the time; with `--tenths`,
+the 10N once more, printing the CPU time per ruling of each tenth of them. Every replay is
 timed `--repeat` times, taking turns with the others, and its best time counts.
 
 Each figure's last line reads `NAME: X (goal Y)`.
 
     python bench/replay.py [--events 100000] [--books berserk,clan-championship,team-wargame]
-                           [--rss [--rss-events 1000000]] [--ten] [--repeat 2]
+                           [--rss [--rss-events 1000000]] [--ten [--tenths]] [--repeat 2]
 """
 
 from __future__ import annotations
@@ -393,17 +394,38 @@ def best_of(repeat: int, runs: list[Callable[[], tuple[float, float, int]]]
     return best
 
 
-def ten_child(book_id: str, n: int, repeat: int) -> None:
+def ten_child(book_id: str, n: int, repeat: int, tenths: bool = False) -> None:
     """In a fresh process: the first N and all 10N events of one season, each timed by this
     process's CPU; prints the two seconds and the rulings of the 10N. A process of its own,
     so the 10N events' memory neither sits under the other figures' runs (freed, it leaves
     the heap in pieces: clan-championship's 3N then took 3.86× the time of N, 3.2× without)
-    nor counts in their peak."""
+    nor counts in their peak. `tenths`: then the 10N once more, with the CPU seconds and the
+    rulings of each tenth of it (printed after them, in pairs)."""
     season = SEASONS[book_id](20261130)
     events, _ = admissible(season, 10 * n)
     (_, short, _), (_, long, made) = best_of(
         repeat, [partial(run, season, events[:n]), partial(run, season, events)])
-    print(f"{short:.3f} {long:.3f} {made}")
+    pieces = by_tenths(season, events) if tenths else []
+    print(f"{short:.3f} {long:.3f} {made}", *(f"{cpu:.3f} {rulings}" for cpu, rulings in pieces))
+
+
+def by_tenths(season: Season, events: list[Event]) -> list[tuple[float, int]]:
+    """One replay of `events` with the full history: the CPU seconds and the rulings of each
+    tenth of them (the same work in each tenth, if the work per ruling does not grow; the
+    time per ruling of the later tenths is the memory's too, a larger state than the caches)."""
+    gc.collect()
+    engine = RulesEngine(season.book, season.roster(), season.tournament())
+    step = max(1, len(events) // 10)
+    pieces: list[tuple[float, int]] = []
+    with paused_gc():
+        cpu, made = time.process_time(), 0
+        for i, ev in enumerate(events, 1):
+            engine.apply(ev)  # the events the full history admitted: none is refused
+            if i % step == 0 and len(pieces) < 10:
+                now, rulings = time.process_time(), len(engine.rulings)
+                pieces.append((now - cpu, rulings - made))
+                cpu, made = now, rulings
+    return pieces
 
 
 def child(*args: str) -> list[str]:
@@ -425,12 +447,15 @@ def main() -> None:
                         help="each replay this many times, taking turns: its best")
     parser.add_argument("--ten", action="store_true",
                         help="also replay 10× the events: the time against N's")
+    parser.add_argument("--tenths", action="store_true",
+                        help="with --ten: the 10× events once more, the time per ruling of "
+                             "each tenth")
     args = parser.parse_args()
     if args.rss_child:
         rss_child(args.rss_child, args.rss_events)
         return
     if args.ten_child:
-        ten_child(args.ten_child, args.events, args.repeat)
+        ten_child(args.ten_child, args.events, args.repeat, args.tenths)
         return
     n = args.events
     goal_s = 2.0 * n / 100_000
@@ -464,13 +489,19 @@ def main() -> None:
                   f"{int(rulings):,} rulings, peak RSS {peak} MB", flush=True)
             print(f"replay-rss-{book_id}-mb: {peak} (goal 1024)", flush=True)
         if args.ten:
-            ten_short, ten_long, ten_made = map(float, child("--ten-child", book_id,
-                                                             "--events", str(n),
-                                                             "--repeat", str(args.repeat)))
+            words = child("--ten-child", book_id, "--events", str(n), "--repeat",
+                          str(args.repeat), *(["--tenths"] if args.tenths else []))
+            ten_short, ten_long, ten_made = map(float, words[:3])
             worst_ten = max(worst_ten, ten_long / ten_short)
             print(f"{book_id}: {n:,} events {ten_short:.2f} s, {10 * n:,} events "
                   f"{ten_long:.2f} s ({int(ten_made):,} rulings): 10× the events = "
                   f"{ten_long / ten_short:.2f}× the CPU time", flush=True)
+            if words[3:]:
+                pairs = list(zip(words[3::2], words[4::2], strict=True))
+                print(f"{book_id}, each tenth of the {10 * n:,} events: " + ", ".join(
+                    f"{float(cpu):.2f} s / {int(rulings):,} rulings = "
+                    f"{float(cpu) / int(rulings) * 1e6:.1f} µs" for cpu, rulings in pairs),
+                    flush=True)
     if args.ten:
         print(f"replay-10x-events-time-ratio: {worst_ten:.2f} (goal 11)")
     print(f"replay-3x-events-time-ratio: {worst_growth:.2f} (goal 3.3)")
