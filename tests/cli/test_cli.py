@@ -871,6 +871,27 @@ def test_replay_needs_no_database_library(tmp_path: Path) -> None:
     assert "typer" in _modules_after(tmp_path, "replay", "--help")
 
 
+def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`sudya replay FILE | head`: once the reader stops reading, exit 1 and not a word (no
+    BrokenPipeError traceback), as click ends the commands it runs."""
+    players = [f"p{i}" for i in range(3000)]  # 3,000 rulings: more than a pipe's buffer
+    scenario = {"rulebook": "berserk", "level": "professional", "date": "2026-03-01",
+                "players": players,
+                "events": [{"id": f"e{i}", "infraction": "gameplay.slow-play", "player": p,
+                            "round": 1} for i, p in enumerate(players)]}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(scenario), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "SUDYA_DEBUG"}
+    proc = subprocess.Popen([sys.executable, "-m", "sudya", "replay", str(path)], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(100).startswith(b"{")
+    proc.stdout.close()
+    error = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1
+    assert error == b""
+
+
 def test_no_pydantic_plugin_is_looked_for_unless_asked(tmp_path: Path) -> None:
     """The entry point turns pydantic's plugin search off, unless the variable is set."""
     code = ("import os, sys; from sudya.cli.entry import main; "

@@ -57,7 +57,8 @@ def replay_file(file: Path) -> None:
 
 def guarded(command: Callable[[], object]) -> None:
     """Run a command: a SudyaError is one line and exit 2; a database failure one line and
-    exit 1 (SUDYA_DEBUG=1: the traceback instead)."""
+    exit 1; a closed pipe on stdout exit 1 and no word (SUDYA_DEBUG=1: the traceback
+    instead)."""
     if os.environ.get("SUDYA_DEBUG"):
         command()
         return
@@ -66,6 +67,13 @@ def guarded(command: Callable[[], object]) -> None:
     except SudyaError as exc:
         sys.stderr.write(f"sudya: {_localised(exc)}\n")
         sys.exit(2)
+    except BrokenPipeError:
+        # the reader stopped reading (`sudya replay FILE | head`): exit 1 with no word, as
+        # click does for the commands it runs; what is left unwritten goes nowhere, so that
+        # the interpreter's last flush of stdout at exit does not fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
     except Exception as exc:
         # the last resort: a database failure (server down, disk full) is one line and exit
         # 1, not a traceback. Only a command that opened a ledger has imported SQLAlchemy,
