@@ -10,6 +10,7 @@ import ast
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -873,7 +874,7 @@ def test_replay_needs_no_database_library(tmp_path: Path) -> None:
 
 def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """`sudya replay FILE | head`: once the reader stops reading, exit 1 and not a word (no
-    BrokenPipeError traceback), as click ends the commands it runs."""
+    BrokenPipeError traceback), as typer ends the commands it runs."""
     players = [f"p{i}" for i in range(3000)]  # 3,000 rulings: more than a pipe's buffer
     scenario = {"rulebook": "berserk", "level": "professional", "date": "2026-03-01",
                 "players": players,
@@ -890,6 +891,22 @@ def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     error = proc.stderr.read()
     assert proc.wait(timeout=120) == 1
     assert error == b""
+
+
+def test_replay_interrupted_ends_as_every_command_does(tmp_path: Path) -> None:
+    """Ctrl-C while `sudya replay FILE` reads its file: exit 130 and not a word (no
+    KeyboardInterrupt traceback), as typer ends the commands it runs."""
+    fifo = tmp_path / "season.json"
+    os.mkfifo(fifo)
+    env = {k: v for k, v in os.environ.items() if k != "SUDYA_DEBUG"}
+    proc = subprocess.Popen([sys.executable, "-m", "sudya", "replay", str(fifo)], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # opening the pipe to write returns once the command has opened it to read: it is then
+    # inside the replay, waiting for the file's bytes
+    with fifo.open("wb"):
+        proc.send_signal(signal.SIGINT)
+        out, error = proc.communicate(timeout=120)
+    assert (proc.returncode, out, error) == (130, b"", b"")
 
 
 def test_no_pydantic_plugin_is_looked_for_unless_asked(tmp_path: Path) -> None:

@@ -57,8 +57,8 @@ def replay_file(file: Path) -> None:
 
 def guarded(command: Callable[[], object]) -> None:
     """Run a command: a SudyaError is one line and exit 2; a database failure one line and
-    exit 1; a closed pipe on stdout exit 1 and no word (SUDYA_DEBUG=1: the traceback
-    instead)."""
+    exit 1; a closed pipe on stdout exit 1 and no word; Ctrl-C exit 130 (SUDYA_DEBUG=1: the
+    traceback instead)."""
     if os.environ.get("SUDYA_DEBUG"):
         command()
         return
@@ -69,11 +69,13 @@ def guarded(command: Callable[[], object]) -> None:
         sys.exit(2)
     except BrokenPipeError:
         # the reader stopped reading (`sudya replay FILE | head`): exit 1 with no word, as
-        # click does for the commands it runs; what is left unwritten goes nowhere, so that
-        # the interpreter's last flush of stdout at exit does not fail again
+        # typer ends the commands it runs; what is left unwritten goes nowhere, so that the
+        # interpreter's last flush of stdout at exit does not fail again
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)  # Ctrl-C: no traceback, typer's exit status for it
     except Exception as exc:
         # the last resort: a database failure (server down, disk full) is one line and exit
         # 1, not a traceback. Only a command that opened a ledger has imported SQLAlchemy,
