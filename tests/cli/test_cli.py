@@ -846,16 +846,23 @@ def test_a_database_error_is_one_line_and_exit_1(sudya: Sudya, tmp_path: Path) -
     assert run.stderr_lines == ["sudya: database error: file is not a database"]
 
 
-def _modules_after(tmp_path: Path, *args: str) -> list[str]:
-    """The modules `sudya ARGS` has imported when it ends (by the console entry point)."""
-    code = ("import sys; from sudya.cli.entry import main; "
+def _after(tmp_path: Path, expression: str, *args: str, env: dict[str, str] | None = None
+           ) -> Any:
+    """The value of `expression` (a Python literal's text) once `sudya ARGS` has ended, run by
+    the console entry point in a fresh interpreter."""
+    code = ("import os, sys; from sudya.cli.entry import main; "
             f"sys.argv = ['sudya', *{list(args)!r}]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "sys.stderr.write(repr(sorted(sys.modules)))")
+            f"sys.stderr.write(repr({expression}))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False, cwd=tmp_path)
+                          timeout=120, check=False, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
-    loaded: list[str] = ast.literal_eval(proc.stderr.splitlines()[-1])
+    return ast.literal_eval(proc.stderr.splitlines()[-1])
+
+
+def _modules_after(tmp_path: Path, *args: str) -> list[str]:
+    """The modules `sudya ARGS` has imported when it ends."""
+    loaded: list[str] = _after(tmp_path, "sorted(sys.modules)", *args)
     return loaded
 
 
@@ -911,14 +918,8 @@ def test_replay_interrupted_ends_as_every_command_does(tmp_path: Path) -> None:
 
 def test_no_pydantic_plugin_is_looked_for_unless_asked(tmp_path: Path) -> None:
     """The entry point turns pydantic's plugin search off, unless the variable is set."""
-    code = ("import os, sys; from sudya.cli.entry import main; "
-            "sys.argv = ['sudya', 'rulebooks']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "sys.stderr.write(repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS')))")
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
-    for given, seen in ((None, "'__all__'"), ("", "''")):
+    for given, seen in ((None, "__all__"), ("", "")):
         run_env = env if given is None else {**env, "PYDANTIC_DISABLE_PLUGINS": given}
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=120, check=False, cwd=tmp_path, env=run_env)
-        assert proc.returncode == 0, proc.stderr
-        assert proc.stderr.splitlines()[-1] == seen
+        assert _after(tmp_path, "os.environ.get('PYDANTIC_DISABLE_PLUGINS')", "rulebooks",
+                      env=run_env) == seen
