@@ -849,8 +849,10 @@ def test_a_database_error_is_one_line_and_exit_1(sudya: Sudya, tmp_path: Path) -
 def _after(tmp_path: Path, expression: str, *args: str, env: dict[str, str] | None = None
            ) -> Any:
     """The value of `expression` (a Python literal's text) once `sudya ARGS` has ended, run by
-    the console entry point in a fresh interpreter."""
+    the console entry point in a fresh interpreter (a replay's end at once, `os._exit`, is an
+    exit the code after it sees, as sys.exit's)."""
     code = ("import os, sys; from sudya.cli.entry import main; "
+            "ended = []; os._exit = lambda status: (ended.append(status), sys.exit(status)); "
             f"sys.argv = ['sudya', *{list(args)!r}]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             f"sys.stderr.write(repr({expression}))")
@@ -877,6 +879,23 @@ def test_replay_needs_no_database_library(tmp_path: Path) -> None:
                                                "sudya.cli."))] == ["sudya.cli.entry"]
     # anything more on the command line (help, options) is typer's, as every other command
     assert "typer" in _modules_after(tmp_path, "replay", "--help")
+
+
+def test_replay_ends_at_once_with_all_its_output(tmp_path: Path) -> None:
+    """A replay's process ends as soon as its last byte is written (`os._exit(0)`), not after
+    the interpreter has freed its rulings one by one (0.5 s of a season's replay): its output
+    is whole all the same, into a file as into a pipe; a refused scenario still exits 2."""
+    scenario = str(SHARED_SCENARIOS / "berserk-basics.yaml")
+    assert _after(tmp_path, "ended", "replay", scenario) == [0]
+    bad = write(tmp_path / "bad.yaml", "rulebook: berserk\n")
+    assert _after(tmp_path, "ended", "replay", str(bad)) == []
+    out = tmp_path / "out.json"
+    with out.open("wb") as sink:
+        proc = subprocess.run([sys.executable, "-m", "sudya", "replay", scenario], stdout=sink,
+                              stderr=subprocess.PIPE, cwd=tmp_path, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes().endswith(b"\n}\n")
+    assert json.loads(out.read_bytes())["rulings"]
 
 
 def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from sudya.errors import SudyaError
 
@@ -29,7 +30,7 @@ def main() -> None:
     if len(args) == 2 and args[0] == "replay" and not args[1].startswith("-"):
         file = Path(args[1])
         guarded(lambda: replay_file(file))
-        return
+        leave()
     from sudya.cli.main import command_line
 
     guarded(command_line())
@@ -53,6 +54,17 @@ def replay_file(file: Path) -> None:
         for chunk in chunks:  # written as it is made: a season's output is never held whole
             stream.write(chunk)
         stream.flush()
+
+
+def leave() -> NoReturn:
+    """End the process now, its output written (`replay_file` flushes it): without the
+    interpreter's teardown, which would free the replay's engine, events and rulings one
+    object at a time (rulings and their sanctions refer to each other, so its last collection
+    walks them all first): 0.5-0.6 s of a 100,000-event season's 3 s replay here, after the
+    last byte is out. Nothing of a replay waits for the exit (no file, no database, no
+    atexit handler of its own)."""
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def guarded(command: Callable[[], object]) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from sudya.cli.entry import cli_lang as cli_lang  # the commands' language
-from sudya.cli.entry import replay_file
+from sudya.cli.entry import leave, replay_file
 from sudya.errors import SudyaError
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ def replay(
 ) -> None:
     """Проиграть сценарий и вывести решения (JSON). Replay a scenario, print rulings as JSON."""
     replay_file(file)
+    leave()
 
 
 # `sudya replay` alone, which command_line() gives for that command (sudya.cli.entry runs a
