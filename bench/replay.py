@@ -2,18 +2,20 @@
 
 For berserk, clan-championship and team-wargame a season is generated (infractions, ends of
 matches, results, corrections, appeals, the college's decisions, clans joining as others are
-disqualified for the series), then replayed through the engine: the first N events, then 3N.
-Printed per rulebook: the seconds for N and 3N events, their ratio (linear: at most 3.3), the
-3N events replayed with the history thrown away every 1,000 events as the baseline (full
-history / reset ≈ 1 means the work per event does not grow with the season), and the
-seconds for N events against the goal (2 s for 100,000 on a 2-core machine); and the rulings
-the full history and the resets made (a team's accumulation and cards that convert count what
-is still valid across the resets' boundaries, so the full history makes more) with the CPU
-time per ruling of the two. `--rss` also replays 1,000,000 events in a fresh process and
-reports its peak resident memory. `--ten` also replays 10N events (a season of 1,000,000)
-against the first N, in a fresh process: 10× the events at most 11× the time; with `--tenths`,
-the 10N once more, printing the CPU time per ruling of each tenth of them. Every replay is
-timed `--repeat` times, taking turns with the others, and its best time counts.
+disqualified for the series), then replayed through the engine: the first N events and 3N,
+side by side (`side_by_side`: every replay takes its next 1,000 events in turn, so all of them
+meet the same minutes of this shared machine). Printed per rulebook: the seconds for N
+events, 3N against N (linear: at most 3.3), the 3N events replayed with the history thrown
+away every 1,000 events as the baseline (full history / reset ≈ 1 means the work per event
+does not grow with the season), and the seconds for N events against the goal (2 s for
+100,000 on a 2-core machine); and the rulings the full history and the resets made (a team's
+accumulation and cards that convert count what is still valid across the resets' boundaries,
+so the full history makes more) with the CPU time per ruling of the two. `--rss` also
+replays 1,000,000 events in a fresh process and reports its peak resident memory. `--ten`
+also replays 10N events (a season of 1,000,000) side by side with the first N, in a fresh
+process: 10× the events at most 11× the time; with `--tenths`, the CPU time per ruling of
+each tenth of the 10N as well. The replays side by side run `--repeat` times: each ratio is
+the larger of the runs, the seconds for N the best.
 
 Each figure's last line reads `NAME: X (goal Y)`.
 
@@ -35,7 +37,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from functools import partial
+from dataclasses import dataclass, field
 from typing import Any
 
 from sudya.bulk import paused_gc
@@ -314,16 +316,37 @@ def admissible(season: Season, n: int) -> tuple[list[Event], int]:
     return kept, refused
 
 
-def run(season: Season, events: list[Event], window: int | None = None
-        ) -> tuple[float, float, int]:
-    """Seconds to rule on every event, by the clock and of this process's CPU, and the
-    rulings made (by all the engines, with `window`): the history-dependent rules (a team's
-    accumulation, cards that convert) make more of them from a full history (the replay is
-    one thread: on a machine shared with other work the CPU seconds are what it would take
-    alone); with `window`, the history restarts every N events: a new engine, whose making
-    is not timed (it indexes the series' roster, which grows by a clan for every one
-    disqualified: 300 engines over 275,000 fighters were 16 of the 41 s of a clan reset
-    replay under cProfile, the baseline then slower than the full history it is to match).
+@dataclass
+class Timed:
+    """One replay's seconds by the clock and of this process's CPU, and the rulings made (by
+    all its engines, when the history restarts)."""
+
+    wall: float = 0.0
+    cpu: float = 0.0
+    rulings: int = 0
+    chunks: list[tuple[float, int]] = field(default_factory=list)  # (CPU s, rulings) each
+
+
+def side_by_side(season: Season, events: list[Event], n: int, reset: bool = False,
+                 chunk: int = 1000) -> tuple[Timed, Timed, Timed | None]:
+    """The first `n` events and all of `events` (and with `reset` all of them again, the
+    history thrown away every `chunk` events), replayed side by side: each engine takes its
+    next `chunk` events in turn, the first `n` advancing one chunk for every
+    `len(events) // n` of the others, so all of them run in the same minutes of the machine.
+
+    Run one after the other, a replay of 20 s met another speed of this shared 2-core machine
+    than the 2 s one it was compared with (the speed moves by up to 50 % within the hour):
+    berserk's 3N read 3.48× its N and 1.46× the resets, then 3.03× and 1.07× side by side, in
+    three runs whose speed differed by 30 %. Each engine's chunks are timed by themselves; the
+    others' work between them leaves it colder caches, if anything (the full history's state
+    is the larger).
+
+    The history-dependent rules (a team's accumulation, cards that convert) make more rulings
+    from a full history than from the resets, so the CPU per ruling is the figure of the work
+    per event; the replay is one thread: on a machine shared with other work its CPU seconds
+    are what it would take alone. A reset's new engine is made untimed (it indexes the
+    series' roster, which grows by a clan for every one disqualified: 300 engines over
+    275,000 fighters were 16 of the 41 s of a clan reset replay under cProfile).
 
     Untimed first: the states of the earlier runs (and of `admissible`) are freed. Rulings
     and sanctions refer to each other, so only the collector frees them; left until some
@@ -331,24 +354,43 @@ def run(season: Season, events: list[Event], window: int | None = None
     before it (team-wargame, after berserk and clan-championship in one process: 3N events
     3.74× the time of N, 2.88× with this collection; 2.91× when run alone)."""
     gc.collect()
-    engine = RulesEngine(season.book, season.roster(), season.tournament())
-    untimed = untimed_cpu = 0.0
-    rulings = 0
-    start, cpu = time.perf_counter(), time.process_time()
+    per_short = max(1, len(events) // n)
+
+    def engine() -> RulesEngine:
+        return RulesEngine(season.book, season.roster(), season.tournament())
+
+    replays: list[tuple[Timed, RulesEngine, list[Event]]] = [
+        (Timed(), engine(), events[:n]), (Timed(), engine(), events)]
+    if reset:
+        replays.append((Timed(), engine(), events))
     with paused_gc():  # as sudya.replay and the ledger replay
-        for i, ev in enumerate(events):
-            if window and i % window == 0:
-                made, made_cpu = time.perf_counter(), time.process_time()
-                rulings += len(engine.rulings)
-                engine = RulesEngine(season.book, engine.roster, engine.t)
-                untimed += time.perf_counter() - made
-                untimed_cpu += time.process_time() - made_cpu
-            try:
-                engine.apply(ev)
-            except RuleError:  # a short history refuses at other moments than the full
-                continue
-    return (time.perf_counter() - start - untimed,
-            time.process_time() - cpu - untimed_cpu, rulings + len(engine.rulings))
+        for k in range(-(-len(events) // chunk)):
+            for which, (timed, rules, own) in enumerate(replays):
+                start = k * chunk
+                if which == 0:  # the first n: its next chunk, every per_short chunks
+                    if k % per_short:
+                        continue
+                    start = k // per_short * chunk
+                    if start >= len(own):
+                        continue
+                if which == 2:
+                    rules = RulesEngine(season.book, rules.roster, rules.t)
+                    replays[2] = (timed, rules, own)
+                before = len(rules.rulings)
+                wall, cpu = time.perf_counter(), time.process_time()
+                for ev in own[start:start + chunk]:
+                    try:
+                        rules.apply(ev)
+                    except RuleError:  # a short history refuses at other moments than the full
+                        if which < 2:  # the full history admitted every one of them
+                            raise
+                took = time.process_time() - cpu
+                timed.wall += time.perf_counter() - wall
+                timed.cpu += took
+                timed.rulings += len(rules.rulings) - before
+                timed.chunks.append((took, len(rules.rulings) - before))
+    short, full = replays[0][0], replays[1][0]
+    return short, full, replays[2][0] if reset else None
 
 
 def rss_child(book_id: str, n: int) -> None:
@@ -377,55 +419,28 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def best_of(repeat: int, runs: list[Callable[[], tuple[float, float, int]]]
-            ) -> list[tuple[float, float, int]]:
-    """Each of `runs` `repeat` times, taking turns; each one's fastest seconds (by the clock
-    and by CPU, as timeit: the slower runs are the machine's other work, not the replay's).
-    On this 2-core machine one run of the same code read berserk's 3N at 2.72× and then
-    3.53× its N, minutes apart, the 3N's larger heap slowed more than the N."""
-    best: list[tuple[float, float, int]] = []
-    for turn in range(repeat):
-        for i, one in enumerate(runs):
-            wall, cpu, made = one()
-            if turn == 0:
-                best.append((wall, cpu, made))
-            else:
-                best[i] = (min(best[i][0], wall), min(best[i][1], cpu), made)
-    return best
-
-
 def ten_child(book_id: str, n: int, repeat: int, tenths: bool = False) -> None:
-    """In a fresh process: the first N and all 10N events of one season, each timed by this
-    process's CPU; prints the two seconds and the rulings of the 10N. A process of its own,
-    so the 10N events' memory neither sits under the other figures' runs (freed, it leaves
-    the heap in pieces: clan-championship's 3N then took 3.86× the time of N, 3.2× without)
-    nor counts in their peak. `tenths`: then the 10N once more, with the CPU seconds and the
-    rulings of each tenth of it (printed after them, in pairs)."""
+    """In a fresh process: the first N and all 10N events of one season side by side
+    (`side_by_side`), `repeat` times; prints the CPU seconds of the two and the rulings of the
+    10N in the run whose ratio was the larger. A process of its own, so the 10N events'
+    memory neither sits under the other figures' runs (freed, it leaves the heap in pieces:
+    clan-championship's 3N then took 3.86× the time of N, 3.2× without) nor counts in their
+    peak. `tenths`: then the CPU seconds and the rulings of each tenth of that 10N (printed
+    after them, in pairs: the same work in each tenth, if the work per ruling does not grow;
+    the time per ruling of the later tenths is the memory's too, a larger state than the
+    caches)."""
     season = SEASONS[book_id](20261130)
     events, _ = admissible(season, 10 * n)
-    (_, short, _), (_, long, made) = best_of(
-        repeat, [partial(run, season, events[:n]), partial(run, season, events)])
-    pieces = by_tenths(season, events) if tenths else []
-    print(f"{short:.3f} {long:.3f} {made}", *(f"{cpu:.3f} {rulings}" for cpu, rulings in pieces))
-
-
-def by_tenths(season: Season, events: list[Event]) -> list[tuple[float, int]]:
-    """One replay of `events` with the full history: the CPU seconds and the rulings of each
-    tenth of them (the same work in each tenth, if the work per ruling does not grow; the
-    time per ruling of the later tenths is the memory's too, a larger state than the caches)."""
-    gc.collect()
-    engine = RulesEngine(season.book, season.roster(), season.tournament())
-    step = max(1, len(events) // 10)
+    runs = [side_by_side(season, events, n)[:2] for _ in range(repeat)]
+    short, long = max(runs, key=lambda run: run[1].cpu / run[0].cpu)
     pieces: list[tuple[float, int]] = []
-    with paused_gc():
-        cpu, made = time.process_time(), 0
-        for i, ev in enumerate(events, 1):
-            engine.apply(ev)  # the events the full history admitted: none is refused
-            if i % step == 0 and len(pieces) < 10:
-                now, rulings = time.process_time(), len(engine.rulings)
-                pieces.append((now - cpu, rulings - made))
-                cpu, made = now, rulings
-    return pieces
+    if tenths:
+        per = max(1, len(long.chunks) // 10)
+        for i in range(10):
+            tenth = long.chunks[i * per:(i + 1) * per]
+            pieces.append((sum(c for c, _ in tenth), sum(r for _, r in tenth)))
+    print(f"{short.cpu:.3f} {long.cpu:.3f} {long.rulings}",
+          *(f"{cpu:.3f} {rulings}" for cpu, rulings in pieces))
 
 
 def child(*args: str) -> list[str]:
@@ -444,7 +459,8 @@ def main() -> None:
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     parser.add_argument("--ten-child", help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=2,
-                        help="each replay this many times, taking turns: its best")
+                        help="the replays side by side this many times: the larger ratios "
+                             "and the best time of N")
     parser.add_argument("--ten", action="store_true",
                         help="also replay 10× the events: the time against N's")
     parser.add_argument("--tenths", action="store_true",
@@ -459,29 +475,36 @@ def main() -> None:
         return
     n = args.events
     goal_s = 2.0 * n / 100_000
-    worst_growth = worst_reset = worst_time = worst_ten = 0.0
+    worst_growth = worst_reset = worst_per_ruling = worst_time = worst_ten = 0.0
     for book_id in args.books.split(","):
         season = SEASONS[book_id](20261130)
         events, refused = admissible(season, 3 * n)
-        (short, short_cpu, _), (full, full_cpu, full_made), (reset, reset_cpu, reset_made) = (
-            best_of(args.repeat, [partial(run, season, events[:n]), partial(run, season, events),
-                                  partial(run, season, events, window=1000)]))
-        growth, vs_reset = full / short, full / reset
+        runs = [side_by_side(season, events, n, reset=True) for _ in range(args.repeat)]
+        # each ratio the larger of the runs side by side; the time of N the best of them
+        ratios = []
+        for s_, f_, r_ in runs:
+            assert r_ is not None
+            ratios.append((f_.wall / s_.wall, f_.cpu / s_.cpu, f_.wall / r_.wall,
+                           f_.cpu / r_.cpu, (f_.cpu / f_.rulings) / (r_.cpu / r_.rulings)))
+        growth, growth_cpu, vs_reset, vs_reset_cpu, per_ruling = map(max, zip(*ratios, strict=True))
+        full_made, reset_made = runs[0][1].rulings, runs[0][2].rulings  # type: ignore[union-attr]
+        short = min(run[0].wall for run in runs)
+        short_cpu = min(run[0].cpu for run in runs)
         worst_growth = max(worst_growth, growth)
         worst_reset = max(worst_reset, vs_reset)
+        worst_per_ruling = max(worst_per_ruling, per_ruling)
         worst_time = max(worst_time, short / goal_s)
-        print(f"{book_id}: {n:,} events {short:.2f} s ({short / n * 1e6:.1f} µs/event), "
-              f"{3 * n:,} events {full:.2f} s: 3× the events = {growth:.2f}× the time; "
-              f"full history / history reset every 1,000 = {vs_reset:.2f}; "
+        print(f"{book_id}: {n:,} events {short:.2f} s ({short / n * 1e6:.1f} µs/event); "
+              f"{3 * n:,} events side by side with them: 3× the events = {growth:.2f}× the "
+              f"time; full history / history reset every 1,000 = {vs_reset:.2f}; "
               f"{n:,} events / {goal_s:g} s goal = {short / goal_s:.2f} "
               f"({refused:,} reports refused while the season was made)", flush=True)
-        print(f"{book_id}, CPU seconds of the replay: {short_cpu:.2f} s, {full_cpu:.2f} s "
-              f"(= {full_cpu / short_cpu:.2f}×), reset {reset_cpu:.2f} s "
-              f"(full / reset = {full_cpu / reset_cpu:.2f}); "
-              f"/ goal = {short_cpu / goal_s:.2f}", flush=True)
+        print(f"{book_id}, CPU seconds: {n:,} events {short_cpu:.2f} s (/ goal = "
+              f"{short_cpu / goal_s:.2f}); 3× the events = {growth_cpu:.2f}× the CPU time; "
+              f"full / reset = {vs_reset_cpu:.2f}", flush=True)
         print(f"{book_id}: the full history made {full_made:,} rulings, the resets "
               f"{reset_made:,} ({full_made / reset_made - 1:+.0%}); CPU per ruling, full / "
-              f"reset = {(full_cpu / full_made) / (reset_cpu / reset_made):.2f}", flush=True)
+              f"reset = {per_ruling:.2f}", flush=True)
         if args.rss:
             peak, took, rulings = child("--rss-child", book_id,
                                         "--rss-events", str(args.rss_events))
@@ -506,6 +529,7 @@ def main() -> None:
         print(f"replay-10x-events-time-ratio: {worst_ten:.2f} (goal 11)")
     print(f"replay-3x-events-time-ratio: {worst_growth:.2f} (goal 3.3)")
     print(f"replay-full-over-reset: {worst_reset:.2f} (goal 1.1)")
+    print(f"replay-full-over-reset-per-ruling: {worst_per_ruling:.2f} (goal 1.1)")
     print(f"replay-time-over-goal: {worst_time:.2f} (goal 1.0)")
 
 
