@@ -372,9 +372,9 @@ def side_by_side(season: Season, events: list[Event], n: int, resets: tuple[int,
         *((Timed(), engine(), events, window) for window in resets)]
     with paused_gc():  # as sudya.replay and the ledger replay
         for k in range(-(-len(events) // CHUNK)):
-            # in turn, and every other round the other way round: what a replay's chunk is
-            # timed after is not always the same (two identical replays read 1.04-1.08 apart,
-            # 3,000 events each, always in one order)
+            # in turn, and every other round the other way round, so that no replay is always
+            # timed right after the same one (two identical replays of 3,000 events read
+            # 1.04-1.10 apart in either order: the method's resolution at that size)
             turn = list(enumerate(replays))
             for which, (timed, rules, own, window) in turn if k % 2 == 0 else turn[::-1]:
                 start = k * CHUNK
