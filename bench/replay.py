@@ -318,13 +318,19 @@ def admissible(season: Season, n: int) -> tuple[list[Event], int]:
 
 @dataclass
 class Timed:
-    """One replay's seconds by the clock and of this process's CPU, and the rulings made (by
-    all its engines, when the history restarts)."""
+    """One replay's seconds by the clock, and the CPU seconds and the rulings made (by all its
+    engines, when the history restarts) of each of its chunks."""
 
     wall: float = 0.0
-    cpu: float = 0.0
-    rulings: int = 0
     chunks: list[tuple[float, int]] = field(default_factory=list)  # (CPU s, rulings) each
+
+    @property
+    def cpu(self) -> float:
+        return sum(cpu for cpu, _ in self.chunks)
+
+    @property
+    def rulings(self) -> int:
+        return sum(made for _, made in self.chunks)
 
 
 CHUNK = 1000  # events each replay side by side takes in its turn
@@ -397,8 +403,6 @@ def side_by_side(season: Season, events: list[Event], n: int, resets: tuple[int,
                             raise
                 took = time.process_time() - cpu
                 timed.wall += time.perf_counter() - wall
-                timed.cpu += took
-                timed.rulings += len(rules.rulings) - before
                 timed.chunks.append((took, len(rules.rulings) - before))
     return replays[0][0], replays[1][0], [timed for timed, *_ in replays[2:]]
 
@@ -443,14 +447,10 @@ def ten_child(book_id: str, n: int, repeat: int, tenths: bool = False) -> None:
     events, _ = admissible(season, 10 * n)
     runs = [side_by_side(season, events, n)[:2] for _ in range(repeat)]
     short, long = max(runs, key=lambda run: run[1].cpu / run[0].cpu)
-    pieces: list[tuple[float, int]] = []
-    if tenths:
-        per = max(1, len(long.chunks) // 10)
-        for i in range(10):
-            tenth = long.chunks[i * per:(i + 1) * per]
-            pieces.append((sum(c for c, _ in tenth), sum(r for _, r in tenth)))
+    per = max(1, len(long.chunks) // 10)
+    pieces = [Timed(chunks=long.chunks[i * per:(i + 1) * per]) for i in range(10 if tenths else 0)]
     print(f"{short.cpu:.3f} {long.cpu:.3f} {long.rulings}",
-          *(f"{cpu:.3f} {rulings}" for cpu, rulings in pieces))
+          *(f"{tenth.cpu:.3f} {tenth.rulings}" for tenth in pieces))
 
 
 def child(*args: str) -> list[str]:
