@@ -143,10 +143,13 @@ def replace(state: EngineState, rep: Replacement) -> None:
     state.replaced[rep.removed] = rep.by
 
 
+PLAYERS = ("players.0", "players.1")  # a result's two players, as the input names them
+
+
 def result(state: EngineState, ev: Result) -> None:
     """A game's result, kept with its tournament for the standings."""
-    for i, player in enumerate(ev.players):
-        state.check_playing(player, f"players.{i}")
+    for field, player in zip(PLAYERS, ev.players, strict=True):
+        state.check_playing(player, field)
     state.keep_len(state.results)
     state.results.append((ev, state.t.index))
     state.keep_key(state.result_ids, ev.id)

@@ -41,12 +41,11 @@ def offence(state: EngineState, ev: Offence) -> None:
         raise RuleError("infraction.unknown", field="infraction", infraction=ev.infraction)
     if ev.judge is not None:  # (most reports name no judge)
         state.check_judge(ev.judge, "rule", "rule")
-    state.check_playing(ev.offender, "team" if ev.offender in state.roster.teams else "player")
+    state.check_playing(ev.offender, None)  # refused as the "team" or the "player"
     if inf.applies is not None:  # (most infractions apply everywhere)
         check_applies(state, inf)
     day = ev.date or state.t.date
-    details = read_details(state, inf, ev.details)
-    names = _names(state, ev.offender, details, ev.round)
+    details, names = read_details(state, inf, ev.details, ev.offender, ev.round)
     variant = None
     for candidate in inf.variants:
         if candidate.when(names):
@@ -199,8 +198,10 @@ def notes_of(state: EngineState, inf: Infraction) -> tuple[Reason, ...]:
     return notes
 
 
-def read_details(state: EngineState, inf: Infraction, given: dict[str, Any]) -> dict[str, Any]:
-    """The event's details checked against the declared ones, defaults filled in."""
+def read_details(state: EngineState, inf: Infraction, given: dict[str, Any], offender: str,
+                 round_: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The event's details checked against the declared ones, defaults filled in; with the
+    names its conditions and formulas read (the details, the tournament's, the offender's)."""
     spec, defaults, required = declared(state, inf)
     # none given: the defaults themselves (a ruling's details are never changed, so the
     # rulings on an infraction reported without details share one dict)
@@ -208,16 +209,14 @@ def read_details(state: EngineState, inf: Infraction, given: dict[str, Any]) -> 
     for name, raw in given.items():
         d = spec.get(name)
         values[name] = raw if d is None else detail_value(state, name, d, raw)
-    names: dict[str, Any] | None = None
+    names = _names(state, offender, values, round_)
     for name, d in required:
         if values.get(name) is not None:
             continue
-        if not d.required:
-            names = names or {**values, **state.context_names()}
-            if not (d.required_if and d.required_if(names)):
-                continue
+        if not d.required and not (d.required_if and d.required_if(names)):
+            continue
         raise RuleError("detail.required", field=f"details.{name}", infraction=inf.id)
-    return shared_details(state, spec, given, values) if given else values
+    return (shared_details(state, spec, given, values) if given else values), names
 
 
 # the types of detail with few values (a flag, a number, one of a list): the rulings given

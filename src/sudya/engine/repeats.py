@@ -44,6 +44,9 @@ class Earlier(NamedTuple):
     last: Ruling | None
 
 
+NONE_EARLIER = Earlier(0, None)  # (most reports: the subject's first of the infraction)
+
+
 class Tally(NamedTuple):
     """A subject's rulings for one infraction that may still count (`scope: validity`).
 
@@ -246,7 +249,7 @@ def _from_tally(state: EngineState, tally: Tally | None, inf: Infraction, day: d
         names["earlier_count"] = 0
         for name in inf.sums:
             names[f"earlier_{name}"] = 0
-        return Earlier(0, None)
+        return NONE_EARLIER
     floor = min(day, state.t.date)
     ends, live = tally.ends, tally.live
     if ends and ends[0][0] < floor:

@@ -324,16 +324,22 @@ class EngineState:
                 return s
         return None
 
-    def check_playing(self, subject: str, field: str) -> None:
-        """Refuse to record a subject as playing (an infraction, a result) while out of play."""
+    def check_playing(self, subject: str, field: str | None) -> None:
+        """Refuse to record a subject as playing (an infraction, a result) while out of play;
+        `field` names the input refused (None: "team" or "player", as the subject is)."""
+        out_now, series = self.out, self.series_out
+        team = self.roster.team_of.get(subject)
+        if subject not in out_now and subject not in series and (
+                team is None or (team not in out_now and team not in series)):
+            return  # (nearly every report and result: neither it nor its team holds any)
         out = self.out_of_play(subject)
         whose = subject
-        if out is None:
-            team = self.roster.team_of.get(subject)
-            if team is not None and team != subject:
-                out, whose = self.out_of_play(team), team
+        if out is None and team is not None and team != subject:
+            out, whose = self.out_of_play(team), team
         if out is None:
             return
+        if field is None:
+            field = "team" if subject in self.roster.teams else "player"
         event = out.ruling.event if out.ruling is not None else ""
         if out.status == "removed":
             raise RuleError("player.removed", field=field, player=subject, event=event)
@@ -439,15 +445,10 @@ class EngineState:
             touched = {s.subject for r in made for s in r.sanctions}
             if touched:
                 conversions.convert(self, event_id, touched, day)
-        if self.book.accumulation:
-            teams = set()
-            for r in made:
-                team = self.team(r.subject) if r.sanctions else None
-                if team is not None:
-                    teams.add(team)
-            details = made[0].details if made else {}
-            for team in sorted(teams):
-                accumulation.accumulate(self, event_id, team, day, details)
+        if self.book.accumulation and made:
+            teams = {team for r in made if r.sanctions and (team := self.team(r.subject))}
+            for team in sorted(teams) if len(teams) > 1 else teams:
+                accumulation.accumulate(self, event_id, team, day, made[0].details)
 
 
 def _players(players: list[str], rulebook: Rulebook) -> dict[str, int | None]:
