@@ -28,6 +28,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 LIVE = 5_000  # ms: a change shows on the other phone within this (the promise is ~2 s)
 CONTROLLED = "!!(navigator.serviceWorker && navigator.serviceWorker.controller)"
+SW_STATES = ("navigator.serviceWorker.getRegistration().then(r => r ? [r.installing, r.waiting,"
+             " r.active].map(w => w && w.state) : 'no registration')")
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +63,18 @@ def phone(browser: Browser, live_server: Server) -> Iterator[Callable[[str], Pag
 def stream_open(page: Page) -> None:
     """The page's event stream is connected (static/live.js marks it)."""
     expect(page.locator("[sse-connect][data-live-open='1']")).to_have_count(1, timeout=LIVE)
+
+
+def wait_controlled(page: Page) -> None:
+    """Wait until the service worker controls the page. Registered on the phone's first page
+    and taking it over when active (clients.claim): usually at once, but not a part of the
+    live-update promise, so the default wait, not LIVE (5 s ran out once in a clean-clone CI
+    run on 2 busy cores); a failure says what the registration's workers were doing."""
+    try:
+        wait_until(page, CONTROLLED)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; installing, waiting, active: "
+                             f"{page.evaluate(SW_STATES)}") from None
 
 
 def open_preview(page: Page, player: str) -> None:
@@ -118,10 +132,10 @@ def test_a_confirm_while_offline_is_kept_and_recorded_once_when_back(
         phone: Callable[[str], Page]) -> None:
     judge = phone("sudya")
     judge.goto(f"/t/{BERSERK}")
-    wait_until(judge, CONTROLLED, LIVE)
+    wait_controlled(judge)
     before = len(rulings_of(judge, "gleb"))
     open_preview(judge, "gleb")
-    wait_until(judge, CONTROLLED)
+    wait_controlled(judge)
 
     judge.context.set_offline(True)
     confirm = judge.get_by_role("button", name="Подтвердить и записать")
