@@ -447,7 +447,7 @@ class EngineState:
                 conversions.convert(self, event_id, touched, day)
         if self.book.accumulation and made:
             teams = {team for r in made if r.sanctions and (team := self.team(r.subject))}
-            for team in sorted(teams) if len(teams) > 1 else teams:
+            for team in sorted(teams):
                 accumulation.accumulate(self, event_id, team, day, made[0].details)
 
 
