@@ -314,9 +314,30 @@ class Decide(Command):
                     "the table's).")
     choice: Choice
     date: Day | None = None
+    result: Literal["release", "annul"] | None = Field(
+        default=None, description="For a ruling that froze its fight's result: release the "
+                                  "result (it counts) or annul the fight.")
+    until: Day | None = Field(default=None, description="For a sanction that runs for a "
+                              "term (a suspension): its last day.")
+    lift: bool = Field(default=False, description="For a sanction that runs for a term: "
+                       "lift it now.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _past_tense(cls, value: Any) -> Any:
+        # «released» / «annulled», as people also write what the decision did
+        if isinstance(value, Mapping) and value.get("result") in ("released", "annulled"):
+            value = {**value, "result": {"released": "release",
+                                         "annulled": "annul"}[value["result"]]}
+        return value
 
     def payload(self) -> dict[str, Any]:
         out: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
+        for key in ("result", "until"):  # stored as before where not decided
+            if out.get(key) is None:
+                out.pop(key, None)
+        if not out.get("lift"):
+            out.pop("lift", None)
         return out
 
     def event(self, id: str) -> e.Decision:
@@ -324,7 +345,8 @@ class Decide(Command):
             {k: v for k, v in s.model_dump(mode="python", by_alias=True).items()
              if v is not None or k == "kind"} for s in self.sanctions]
         return e.Decision(id=id, of=self.of, judge=self.judge, sanctions=sanctions,
-                          choice=_choice(self.choice), date=self.date)
+                          choice=_choice(self.choice), date=self.date, result=self.result,
+                          until=self.until, lift=self.lift)
 
 
 class Correct(Command):

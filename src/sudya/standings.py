@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from sudya.engine.model import Result, Roster, Ruling
+from sudya.engine.model import Result, Roster, Ruling, is_frozen, lifted
 from sudya.rulebooks.schema import Rulebook, Scoring
 
 # (tournament, round, player) -> the effects on that player's match of the round
@@ -45,6 +45,7 @@ class _Effects:
     lose_games: int = 0
     lose_match: bool = False
     void: bool = False
+    frozen: bool = False  # held until a decision: counts for neither side yet (§4 E18)
 
 
 @dataclass(slots=True)
@@ -56,6 +57,7 @@ class _Rulings:
     status: dict[str, str] = field(default_factory=dict)
     # (tournament, subject) -> the earliest round in which the subject left the tournament
     left: dict[tuple[int, str], int] = field(default_factory=dict)
+    any_frozen: bool = False
 
 
 def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
@@ -115,7 +117,19 @@ def _read_rulings(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> _Rul
     # what each kind does here, looked up once a kind (a season has 100,000s of sanctions
     # of a dozen kinds): whether it deducts points, the status it gives, its match effect
     facts: dict[str, tuple[bool, str | None, str | None]] = {}
+    # the infractions whose rulings may freeze their fight (§4 E18), and the sanctions whose
+    # term a decision lifted (§4 E13): most rulebooks have neither
+    freezing = {i.id for i in book.infractions if i.freezes_result}
+    if any(k.term for k in book.sanctions):
+        rulings = list(rulings)
+        lifted_terms = lifted(rulings)
+    else:
+        lifted_terms = set()
     for r in rulings:
+        if freezing and r.infraction in freezing and is_frozen(r):
+            out.any_frozen = True
+            for player in _players_of(roster, r.subject):
+                out.effects.setdefault((r.tournament, r.round, player), _Effects()).frozen = True
         for s in r.sanctions:
             if s.revoked:
                 continue
@@ -125,6 +139,8 @@ def _read_rulings(book: Rulebook, roster: Roster, rulings: list[Ruling]) -> _Rul
                 found = facts[s.kind] = (kind.tally == "points", kind.status,
                                          scoring.effects.get(s.kind))
             points, status, effect = found
+            if status == "suspended" and (s.subject, r.event) in lifted_terms:
+                status = None  # the disqualification it came with still stands
             if points:
                 out.deductions[s.subject] = out.deductions.get(s.subject, 0) + (s.amount or 0)
             if status is not None:
@@ -228,6 +244,8 @@ def _points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
         sa, sb = result.score
         ea = read.effects.get((t, result.round, a)) if firsts[0] else None
         eb = read.effects.get((t, result.round, b)) if firsts[1] else None
+        if (ea is not None and ea.frozen) or (eb is not None and eb.frozen):
+            continue  # frozen until a decision: it counts for neither side yet
         # a fixed game result (e.g. 0-20) given in a round replaces that round's score
         if ea is not None and ea.fixed is not None:
             sa, sb = ea.fixed
@@ -305,7 +323,7 @@ def _places(scoring: Scoring, subjects: Iterable[str], read: _Rulings,
 
 # ---------------------------------------------------------------------- match points
 COUNTS = ("matches", "wins", "draws", "losses", "annulled", "games_won", "games_lost",
-          "match_points")
+          "match_points", "frozen")
 
 
 def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
@@ -373,6 +391,10 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
             row_b[_LOST] += ga
             continue
         ea, eb = ea or _NONE, eb or _NONE
+        if ea.frozen or eb.frozen:  # until a decision releases or annuls it (§4 E18)
+            row_a[_FROZEN] += 1
+            row_b[_FROZEN] += 1
+            continue
         if ea.void or eb.void:
             row_a[_ANNULLED] += 1
             row_b[_ANNULLED] += 1
@@ -410,28 +432,31 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
     else:  # most rulebooks have none: the points alone, a number
         order = {p: -row[_POINTS] for p, row in rows.items()}
     # the lines made in table order, each with its place (a large open table is 100,000s)
-    players = {p: _line(place, rows[p], breaks.get(p), status.get(p, "active"))
+    frozen = read.any_frozen
+    players = {p: _line(place, rows[p], breaks.get(p), status.get(p, "active"), frozen)
                for p, place in _places(scoring, rows, read, order.__getitem__)}
     sums: dict[str, list[int]] = {}
     for team, members in roster.teams.items():
         # the members' lines added column by column (zip and sum, not a loop per count)
         sums[team] = [sum(column) for column in zip(*(rows[m] for m in members if m in rows),
                                                     strict=True)] or [0] * len(COUNTS)
-    teams = {t: _line(place, sums[t], None, status.get(t, "active"))
+    teams = {t: _line(place, sums[t], None, status.get(t, "active"), frozen)
              for t, place in _places(scoring, sums, read, lambda t: -sums[t][_POINTS])}
     return {"players": players, "teams": teams}
 
 
 def _line(place: int | None, counts: list[int], breaks: dict[str, float] | None,
-          status: str) -> dict[str, Any]:
+          status: str, frozen: bool = False) -> dict[str, Any]:
     """A line of the match-points table: its place, the COUNTS, the tiebreakers, the
-    status."""
+    status; `frozen` (fights held until a decision) only in a table that has any."""
     # written out, not zipped from COUNTS: a dict of constant keys is made at once
     line: dict[str, Any] = {
         "place": place, "matches": counts[_MATCHES], "wins": counts[_WINS],
         "draws": counts[_DRAWS], "losses": counts[_LOSSES], "annulled": counts[_ANNULLED],
         "games_won": counts[_WON], "games_lost": counts[_LOST],
         "match_points": counts[_POINTS]}
+    if frozen:
+        line["frozen"] = counts[_FROZEN]
     if breaks:
         line.update(breaks)
     line["status"] = status
@@ -439,7 +464,7 @@ def _line(place: int | None, counts: list[int], breaks: dict[str, float] | None,
 
 
 # where each of the COUNTS is in a line being added up (_match_points)
-_MATCHES, _WINS, _DRAWS, _LOSSES, _ANNULLED, _WON, _LOST, _POINTS = range(len(COUNTS))
+_MATCHES, _WINS, _DRAWS, _LOSSES, _ANNULLED, _WON, _LOST, _POINTS, _FROZEN = range(len(COUNTS))
 _NONE = _Effects()  # no effect: read only
 
 

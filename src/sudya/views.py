@@ -26,6 +26,7 @@ from sudya.engine.model import (
     Roster,
     Ruling,
     Sanction,
+    lifted,
 )
 from sudya.messages import reason_text
 from sudya.rulebooks.schema import Rulebook
@@ -333,6 +334,12 @@ def subjects_json(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
         for sid in (*roster.players, *roster.teams)}
     # each kind's tally and status, looked up once a kind (a season has 100,000s of sanctions)
     facts: dict[str, tuple[str | None, str | None]] = {}
+    # a suspension lifted by a decision no longer makes its bearer suspended (§4 E13)
+    if any(k.term for k in book.sanctions):
+        rulings = list(rulings)
+        lifted_terms = lifted(rulings)
+    else:
+        lifted_terms = set()
     for r in rulings:
         for s in r.sanctions:
             if s.revoked:
@@ -353,6 +360,9 @@ def subjects_json(book: Rulebook, roster: Roster, rulings: Iterable[Ruling]
                 e["ore"] += s.amount or 0
             # a sanction's own status where the table gave one (a player's removal, §4 E9)
             status = s.status or kind_status
+            if lifted_terms and (s.subject, r.event) in lifted_terms and \
+                    status == "suspended":
+                status = None  # the disqualification it came with still stands
             if status is not None and STATUS_RANK[status] > STATUS_RANK[e["status"]]:
                 e["status"] = status
     return tally

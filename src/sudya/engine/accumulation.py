@@ -5,9 +5,10 @@ sanctions (other than warnings) of the team or its members are valid at the same
 (regulations.md §2.3: counted as punished violations, i.e. rulings, since one violation may
 carry several sanctions). Each rule of the rulebook's `accumulation` says how many
 (`count`), which kinds do not make a ruling count (`ignore`) and what it `gives`; a rule does
-not fire again while the team holds what it gave. The team's ruling is derived (`cause:
-accumulation`); it stands while enough of the rulings it counted are left for the rule that
-made it.
+not fire again while the team holds what it gave; a rule's `when` says in which tournaments
+violations count at all (§4 E17: only the championship's own, `counts_for_team_dq`). The
+team's ruling is derived (`cause: accumulation`); it stands while enough of the rulings it
+counted are left for the rule that made it.
 
 Shape: functions on the shared `EngineState` (state.py). Per (team, rule) a heap of the days
 its counted rulings stop counting answers "are there enough?" without walking the history.
@@ -45,8 +46,11 @@ def last_day(state: EngineState, ruling: Ruling, ignore: list[str]) -> dt.date |
 
 
 def push(state: EngineState, team: str, ruling: Ruling) -> None:
-    """Put the last day the ruling counts on each rule's heap (if it counts for that rule)."""
+    """Put the last day the ruling counts on each rule's heap (if it counts for that rule:
+    a rule's `when` reads the settings of the tournament the ruling is made in, §4 E17)."""
     for i, acc in enumerate(state.book.accumulation):
+        if acc.when is not None and not acc.when(state.context_names()):
+            continue
         end = last_day(state, ruling, acc.ignore)
         if end is not None:
             heapq.heappush(state.entry(state.accum_heap, (team, i)), (end, ruling.seq, ruling))

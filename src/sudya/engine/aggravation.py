@@ -19,7 +19,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from sudya.engine import repeats, sanctions, validity
-from sudya.engine.model import Decision, Reason, Ruling, Sanction
+from sudya.engine.model import TERM_LIFTED, Decision, Reason, Ruling, Sanction
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Infraction, Outcome
 from sudya.rulebooks.schema import SanctionSpec as Spec
@@ -59,17 +59,29 @@ def pending_of(state: EngineState, of: str, field: str = "of") -> Ruling:
 
 
 def decision(state: EngineState, ev: Decision) -> None:
-    """Settle a pending ruling: a stricter set of sanctions, or the judge's choice."""
+    """Settle a pending ruling: a stricter set of sanctions, or the judge's choice; or a
+    frozen fight's result (released or annulled); or a sanction's term (set or lifted)."""
+    if ev.until is not None or ev.lift:
+        term_decision(state, ev)
+        return
+    frozen = state.frozen.get(ev.of)
+    if frozen is not None and not frozen.pending:
+        result_decision(state, ev, frozen)
+        return
+    if ev.result is not None:
+        raise RuleError("decision.nothing-frozen", field="result", event=ev.of)
     target = pending_of(state, ev.of)
     state.check_judge(ev.judge, "decide", "decide")
     book = state.book
+    inf = book.infraction(target.infraction or "")
+    if inf is not None and inf.only_by is not None:  # §4 E12
+        state.check_only_by(ev.judge, inf.only_by.roles)
     if ev.judge and target.aggravated and book.aggravation and book.aggravation.decided_by:
         role = state.roster.judges[ev.judge].role
         if role not in book.aggravation.decided_by:
             raise RuleError("decision.role-may-not", field="judge", judge=ev.judge,
                             role=role, roles=list(book.aggravation.decided_by))
     day = ev.date or state.t.date
-    inf = book.infraction(target.infraction or "")
     outcome = state.pending_cells[target]
     ruling = state.new_ruling(ev.id, target.subject, target.infraction, "decision", day,
                               target.round, ev.judge, target.details)
@@ -102,6 +114,17 @@ def decision(state: EngineState, ev: Decision) -> None:
         specs = sanctions.choose(outcome, ev.choice, state.book)
         ruling.sanctions = sanctions.build(state, specs, target.subject, day, details, names,
                                            ruling, inf)
+    if ev.of in state.frozen:  # held, its fight frozen: the decision settles both (§4 E18)
+        unfreeze(state, ev.of)
+        annul = inf.freezes_result.annul_with if inf and inf.freezes_result else None
+        ruling.add_notes(RESULT_ANNULLED if any(s.kind == annul for s in ruling.sanctions)
+                         else RESULT_RELEASED)
+    settle(state, target, ruling, ev, day)
+
+
+def settle(state: EngineState, target: Ruling, ruling: Ruling, ev: Decision,
+           day: dt.date) -> None:
+    """Record the decision `ruling` on `target`, which it resolves."""
     state.keep(target)
     target.pending = False
     target.resolved_by = ev.id
@@ -109,6 +132,94 @@ def decision(state: EngineState, ev: Decision) -> None:
     state.record(ruling)
     state.entry(state.resolutions, ev.of).append(ruling)
     state.after(ev.id, [ruling], day)
+
+
+RESULT_RELEASED = Reason("result.released")
+RESULT_ANNULLED = Reason("result.annulled")
+
+
+def unfreeze(state: EngineState, event: str) -> None:
+    state.keep(state.frozen)
+    del state.frozen[event]
+
+
+def result_decision(state: EngineState, ev: Decision, target: Ruling) -> None:
+    """003 «Техническое поражение» п.7, примечание: «Результаты боя замораживаются до
+    выяснения» (§4 E18): the decision releases the fight's result (it counts as played,
+    with the ruling's sanctions) or annuls the fight (the rulebook's `annul_with`)."""
+    state.check_judge(ev.judge, "decide", "decide")
+    book = state.book
+    inf = book.infraction(target.infraction or "")
+    assert inf is not None and inf.freezes_result is not None
+    annul_with = inf.freezes_result.annul_with
+    if ev.choice is not None:
+        raise RuleError("decision.result-required", field="choice", event=ev.of)
+    if ev.result is not None:
+        if ev.sanctions:
+            raise RuleError("decision.result-or-sanctions", field="sanctions")
+        annul = ev.result == "annul"
+    elif ev.sanctions is not None:
+        kinds = [raw.get("kind") for raw in ev.sanctions]
+        if any(k != annul_with for k in kinds):
+            i = next(i for i, k in enumerate(kinds) if k != annul_with)
+            raise RuleError("decision.frozen-only-annul", field=f"sanctions[{i}].kind",
+                            kind=annul_with)
+        annul = bool(kinds)
+    else:
+        raise RuleError("decision.result-required", field="result", event=ev.of)
+    day = ev.date or state.t.date
+    ruling = state.new_ruling(ev.id, target.subject, target.infraction, "decision", day,
+                              target.round, ev.judge, target.details)
+    ruling.resolves = ev.of
+    if annul:
+        details = validity.without_validity_details(state, target.details)
+        names = {**target.details, **state.context_names(), "offender": target.subject,
+                 "round": target.round, "amount": None, "earlier_count": 0}
+        ruling.sanctions = sanctions.build(state, [Spec(kind=annul_with)], target.subject,
+                                           day, details, names, ruling, inf)
+    ruling.add_notes(RESULT_ANNULLED if annul else RESULT_RELEASED)
+    unfreeze(state, ev.of)
+    settle(state, target, ruling, ev, day)
+
+
+def term_decision(state: EngineState, ev: Decision) -> None:
+    """002 «Значение и сила пенальти»: «Срок приостановления членства определяет
+    координатор» (§4 E13): a decision sets the term's last day (`until`) or lifts it."""
+    if ev.until is not None and ev.lift:
+        raise RuleError("decision.until-or-lift", field="lift")
+    if ev.sanctions is not None or ev.choice is not None or ev.result is not None:
+        raise RuleError("decision.term-only", field="until" if ev.until else "lift")
+    rulings = state.made(ev.of)
+    if not rulings:
+        raise RuleError("event.no-ruling", field="of", event=ev.of)
+    state.check_judge(ev.judge, "decide", "decide")
+    found = [(r, t) for r in rulings if not r.revoked
+             for t in state.terms.get(r.subject, ()) if t.sanction.ruling is r
+             and not t.sanction.revoked]
+    if not found:
+        raise RuleError("decision.no-term", field="of", event=ev.of)
+    day = ev.date or state.t.date
+    for target, term in found:
+        if term.lifted is not None:
+            raise RuleError("decision.term-lifted", field="of", event=ev.of,
+                            by=term.lifted)
+        if ev.until is not None and ev.until < (target.date or day):
+            raise RuleError("term.until-before", field="until", until=ev.until.isoformat(),
+                            day=(target.date or day).isoformat())
+    for target, term in found:
+        ruling = state.new_ruling(ev.id, target.subject, target.infraction, "decision", day,
+                                  target.round, ev.judge, target.details)
+        ruling.resolves = ev.of
+        state.keep(term)
+        if ev.lift:
+            term.lifted = ev.id
+            ruling.add_notes(Reason(TERM_LIFTED, {"kind": term.sanction.kind}))
+        else:
+            term.until = ev.until
+            assert ev.until is not None
+            ruling.add_notes(Reason("term.set", {"kind": term.sanction.kind,
+                                                 "until": ev.until.isoformat()}))
+        state.record(ruling)
 
 
 def decided_spec(state: EngineState, i: int, raw: Any) -> Spec:

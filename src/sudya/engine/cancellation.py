@@ -3,7 +3,9 @@
 000 §7.3 «Неверная игра»: the penalty cancels simultaneous penalties for the same card under
 §7.1 «Пропущенные срабатывающие особенности» or §7.2 «Непредоставление» (the infraction's
 `cancels`: which infractions, matched on `same` details or the round; regulations.md §1.5
-reads «одновременных» as earlier in the same round). Whose: the offender's, or with
+reads «одновременных» as earlier in the same round; with `order: either`, whichever was
+recorded first, §4 E14: a ruling recorded after the cancelling one is cancelled as it is
+made). Whose: the offender's, or with
 `players: either` those of either player (§4 E2: both players are penalised under §7.1/§7.2
 when both could control) — the other player penalised by the same event, or named by the
 detail `opponent`. Each cancelled ruling gets a derived ruling with `cause: cancellation`
@@ -85,19 +87,61 @@ def give_back(state: EngineState, s: Sanction) -> None:
 
 
 def cancel(state: EngineState, ev: Offence, inf: Infraction, ruling: Ruling) -> None:
-    """Cancel the earlier rulings the new ruling's infraction cancels (000 §7.3)."""
+    """Cancel the earlier rulings the new ruling's infraction cancels (000 §7.3); with
+    `order: either`, keep the ruling to cancel those recorded after it (§4 E14)."""
     cancels = inf.cancels
     assert cancels is not None
     for target in targets(state, ruling, cancels):
-        state.keep(target)
-        target.revoked = True
-        repeats.changed(state, target)
-        out = state.new_ruling(ev.id, target.subject, target.infraction,
-                               "cancellation", ruling.date or state.t.date, ev.round)
-        out.revokes = target.event
-        out.add_notes(note(cancels.note))
-        state.record(out)
-        revoke(state, ev.id, target.sanctions, ruling.date or state.t.date, out)
+        cancel_one(state, ev.id, target, cancels, ruling.date or state.t.date, ev.round)
+    if cancels.order == "either":
+        state.entry(state.cancellers, inf.id).append(ruling)
+
+
+def cancel_one(state: EngineState, event_id: str, target: Ruling, cancels: Cancels,
+               day: dt.date, round_: int | None) -> None:
+    """Cancel one ruling: a derived ruling with `cause: cancellation` revokes it."""
+    state.keep(target)
+    target.revoked = True
+    repeats.changed(state, target)
+    out = state.new_ruling(event_id, target.subject, target.infraction, "cancellation", day,
+                           round_)
+    out.revokes = target.event
+    out.add_notes(note(cancels.note))
+    state.record(out)
+    revoke(state, event_id, target.sanctions, day, out)
+
+
+def cancel_by_earlier(state: EngineState, ev: Offence, inf: Infraction,
+                      made: list[Ruling]) -> None:
+    """000 §7.3, «одновременных»: the same round and the same card, whichever was recorded
+    first (§4 E14): a new ruling is cancelled by a cancelling penalty recorded before it,
+    of either player where the cancelling infraction says so (§4 E2)."""
+    for ruling in made:
+        if ruling.revoked or not ruling.sanctions:
+            continue
+        for canceller in state.book.cancelled_by(inf.id):
+            cancels = canceller.cancels
+            assert cancels is not None
+            if any(matches(state, ruling, earlier, cancels)
+                   and ruling.subject in players_of(state, earlier, cancels)
+                   for earlier in state.cancellers.get(canceller.id, ())
+                   if not earlier.revoked and any(not s.revoked for s in earlier.sanctions)):
+                cancel_one(state, ev.id, ruling, cancels, ruling.date or state.t.date,
+                           ev.round)
+                break
+
+
+def players_of(state: EngineState, ruling: Ruling, cancels: Cancels) -> set[str]:
+    """Whose rulings a cancelling ruling cancels: its subject's, or with `players: either`
+    also the other player's (named by the detail `opponent`, or penalised by the same
+    event)."""
+    players = {ruling.subject}
+    if cancels.players == "either":
+        other = ruling.details.get(cancels.opponent)
+        if isinstance(other, str):
+            players.add(other)
+        players.update(r.subject for r in state.made(ruling.event))
+    return players
 
 
 def targets(state: EngineState, ruling: Ruling, cancels: Cancels) -> list[Ruling]:
@@ -112,7 +156,7 @@ def targets(state: EngineState, ruling: Ruling, cancels: Cancels) -> list[Ruling
         found: dict[int, Ruling] = {}
         for player in players:
             for target in repeats.indexed(state, player, target_id):
-                if matches(state, target, ruling, cancels):
+                if target.infraction == target_id and matches(state, target, ruling, cancels):
                     found[target.seq] = target
                     if cancels.players == "either":
                         # §4 E2: the other player the same event penalised (both could control)

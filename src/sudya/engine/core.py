@@ -77,7 +77,7 @@ def new_tournament(state: EngineState, ev: NewTournament) -> None:
     # the pools of stacking, conversions and status sanctions are the tournament's, and so
     # are the repeats counted within it (`by_infraction` is only read under this one's key)
     pools = (state.stack, state.stack_dirty, state.conv, state.out, state.replaced,
-             state.by_infraction)
+             state.by_infraction, state.cancellers)
     for pool in pools:
         state.keep(pool)
         pool.clear()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,7 +130,9 @@ class Correction:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The college's or a judge's decision on a pending ruling."""
+    """The college's or a judge's decision on a pending ruling; or on a frozen fight's
+    result (`result`: release or annul it, §4 E18); or on a sanction's term (`until` sets
+    its last day, `lift` ends it, §4 E13)."""
 
     id: str
     of: str
@@ -138,6 +140,9 @@ class Decision:
     sanctions: list[dict[str, Any]] | None = None
     choice: Any = None
     date: dt.date | None = None
+    result: str | None = None
+    until: dt.date | None = None
+    lift: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +192,24 @@ class Sanction:
 
     def valid_on(self, day: dt.date) -> bool:
         return not self.revoked and (self.valid_until is None or self.valid_until >= day)
+
+
+# the codes of the reasons that say what a ruling does beyond its sanctions, read back by the
+# views and the standings (codes are data: nothing parses their text)
+FROZEN = "result.frozen"  # the fight's result is frozen until a decision (§4 E18)
+TERM_LIFTED = "term.lifted"  # a decision lifted the term of a sanction (§4 E13)
+
+
+def is_frozen(r: Ruling) -> bool:
+    """Whether a ruling still holds its fight's result frozen (no decision on it yet)."""
+    return r.resolved_by is None and not r.revoked and any(n.code == FROZEN for n in r.notes)
+
+
+def lifted(rulings: Iterable[Ruling]) -> set[tuple[str, str]]:
+    """(subject, event) of the rulings whose sanctions' terms a decision lifted."""
+    return {(r.subject, r.resolves) for r in rulings
+            if r.resolves is not None and r.cause == "decision" and not r.revoked
+            and any(n.code == TERM_LIFTED for n in r.notes)}
 
 
 @dataclass(frozen=True, slots=True)

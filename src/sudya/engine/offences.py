@@ -24,7 +24,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sudya.engine import aggravation, cancellation, repeats, sanctions, validity
-from sudya.engine.model import Offence, Reason, Ruling
+from sudya.engine.model import FROZEN, Offence, Reason, Ruling
 from sudya.engine.sanctions import note
 from sudya.errors import RuleError
 from sudya.rulebooks.schema import Detail, Infraction, NoPenalty, Outcome
@@ -39,6 +39,8 @@ def offence(state: EngineState, ev: Offence) -> None:
     inf = book.infraction(ev.infraction)
     if inf is None:
         raise RuleError("infraction.unknown", field="infraction", infraction=ev.infraction)
+    if inf.only_by is not None:  # (004: some penalties are the head judge's alone, §4 E12)
+        state.check_only_by(ev.judge, inf.only_by.roles)
     if ev.judge is not None:  # (most reports name no judge)
         state.check_judge(ev.judge, "rule", "rule")
     state.check_playing(ev.offender, None)  # refused as the "team" or the "player"
@@ -76,6 +78,8 @@ def offence(state: EngineState, ev: Offence) -> None:
     for ruling in made:
         if inf.cancels and ruling.sanctions:
             cancellation.cancel(state, ev, inf, ruling)
+    if state.book.cancelled_by(inf.id):  # cancelled by a penalty recorded before it (§4 E14)
+        cancellation.cancel_by_earlier(state, ev, inf, made)
     state.after(ev.id, made, day)
 
 
@@ -105,6 +109,7 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
         outcome = table
         if book.aggravation and validity.holds_valid(state, subject, day):
             aggravation.hold(state, ruling, outcome, subject, day, details, names, inf)
+            freeze(state, ruling, inf, names)
             return state.record(ruling)
     if outcome.is_choice:
         if ev.choice is None and outcome.default is None:
@@ -131,7 +136,34 @@ def rule_on(state: EngineState, ev: Offence, inf: Infraction, subject: str, day:
     ruling.sanctions = sanctions.build(state, specs, subject, day, details, names, ruling, inf)
     if not ruling.sanctions:
         ruling.cause = "none"
+    else:
+        freeze(state, ruling, inf, names)
+        check_term(state, ruling, day)
     return state.record(ruling)
+
+
+def freeze(state: EngineState, ruling: Ruling, inf: Infraction, names: dict[str, Any]) -> None:
+    """The fight's result is frozen until a decision releases or annuls it (003 «Техническое
+    поражение» п.7, примечание; §4 E18), where the infraction says so."""
+    fr = inf.freezes_result
+    if fr is None or (fr.when is not None and not fr.when(names)):
+        return
+    ruling.add_notes(Reason(FROZEN, {"text": {"ru": fr.note.ru, "en": fr.note.en}},
+                            fr.note.source))
+    state.keep_key(state.frozen, ruling.event)
+    state.frozen[ruling.event] = ruling
+
+
+def check_term(state: EngineState, ruling: Ruling, day: dt.date) -> None:
+    """A term's last day (a sanction that runs for a term, §4 E13) is not before the ruling."""
+    for s in ruling.sanctions:
+        term = state.book.kind(s.kind).term
+        if term is None:
+            continue
+        until = ruling.details.get(term.detail)
+        if isinstance(until, dt.date) and until < day:
+            raise RuleError("term.until-before", field=f"details.{term.detail}",
+                            until=until.isoformat(), day=day.isoformat())
 
 
 def cell(state: EngineState,

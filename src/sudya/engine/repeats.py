@@ -5,7 +5,9 @@ above the *last* penalty for that infraction, walking the rulebook's `ladder` an
 its top (no multiple disqualification); a table penalty above the escalated one stands.
 003 «Особая часть» (рецидив) and 004's table «1 раз / 2 раз / 3 раз» (`repeats.mode: table`):
 the infraction's own `repeats` rows, the last row for every later repeat; 003 «Назначение
-каторги» п.2: `earlier_<detail>` sums for the recidivism formula. `repeats.scope`: earlier
+каторги» п.2: `earlier_<detail>` sums for the recidivism formula. Infractions of one
+`repeat_group` count together (§4 E15: attacks by an undeclared character on a participant
+and on an organiser are one violation for recidivism). `repeats.scope`: earlier
 offences count for the tournament (002) or while one of their sanctions is valid (003 «Срок
 действия наказаний»). Revoked and cancelled rulings never count (000 §7.3).
 
@@ -76,14 +78,14 @@ def track(state: EngineState, ruling: Ruling) -> None:
     reads it too); across the series (`scope: validity`) the ruling joins its tally, until
     it stops counting: revoked, decided (`changed`), or its day is past (`earlier`).
     """
+    group = state.book.repeat_key(ruling.infraction or "")
     if state.book.repeats.scope != "validity":
-        state.entry(state.by_infraction,
-                    (state.scope(), ruling.subject, ruling.infraction or "")).append(ruling)
+        state.entry(state.by_infraction, (state.scope(), ruling.subject, group)).append(ruling)
         return
     end = last_day(state, ruling)
     if end is None:
         return
-    key = (ruling.subject, ruling.infraction or "")
+    key = (ruling.subject, group)
     tally = state.tallies.get(key)
     if tally is None:  # the subject's first that counts: the ruling stands for its tally
         state.keep_key(state.tallies, key)
@@ -174,7 +176,7 @@ def last_day(state: EngineState, ruling: Ruling) -> dt.date | None:
 def changed(state: EngineState, ruling: Ruling) -> None:
     """A ruling was revoked or decided, or one of its sanctions revoked: it leaves its tally,
     or counts until an earlier day now (its entry in `ends` pushed again)."""
-    key = (ruling.subject, ruling.infraction or "")
+    key = (ruling.subject, state.book.repeat_key(ruling.infraction or ""))
     tally = state.tallies.get(key)
     if tally is ruling:
         if last_day(state, ruling) is None:
@@ -213,11 +215,13 @@ def rewindow(state: EngineState) -> None:
 
 
 def indexed(state: EngineState, subject: str, infraction: str) -> list[Ruling]:
-    """The subject's rulings indexed for repeats of `infraction`: every one within a
-    tournament, those that may still count across the series."""
+    """The subject's rulings indexed for repeats of `infraction` (and of the infractions of
+    its repeat group): every one within a tournament, those that may still count across the
+    series."""
+    group = state.book.repeat_key(infraction)
     if state.book.repeats.scope != "validity":
-        return state.by_infraction.get((state.scope(), subject, infraction), [])
-    tally = state.tallies.get((subject, infraction))
+        return state.by_infraction.get((state.scope(), subject, group), [])
+    tally = state.tallies.get((subject, group))
     if isinstance(tally, Ruling):
         return [tally]
     return [] if tally is None else list(tally.live.values())
@@ -226,13 +230,14 @@ def indexed(state: EngineState, subject: str, infraction: str) -> list[Ruling]:
 def earlier(state: EngineState, inf: Infraction, subject: str, day: dt.date,
             names: dict[str, Any]) -> Earlier:
     """The subject's earlier rulings for `inf` that still count; sets `earlier_*` names."""
+    group = state.book.repeat_key(inf.id)
     if state.book.repeats.scope == "validity":
-        key = (subject, inf.id)
+        key = (subject, group)
         tally = state.tallies.get(key)
         if isinstance(tally, Ruling):
             return _from_only(state, key, tally, inf, day, names)
         return _from_tally(state, tally, inf, day, names)
-    history = state.by_infraction.get((state.scope(), subject, inf.id))
+    history = state.by_infraction.get((state.scope(), subject, group))
     rulings = [r for r in history if counts(r)] if history else []
     names["earlier_count"] = len(rulings)
     for name in inf.sums:

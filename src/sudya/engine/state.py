@@ -114,6 +114,13 @@ class EngineState:
         self.series_out: dict[str, Sanction | tuple[Sanction, ...]] = {}
         # this tournament: a removed player -> who took their place
         self.replaced: dict[str, str] = {}
+        # sanctions that run for a term (a suspension, §4 E13): subject -> its terms
+        self.terms: dict[str, list[Term]] = {}
+        # rulings holding their fight's result frozen until a decision (§4 E18): by event
+        self.frozen: dict[str, Ruling] = {}
+        # this tournament: the rulings of infractions that cancel others recorded after them
+        # (§4 E14), by the cancelling infraction
+        self.cancellers: dict[str, list[Ruling]] = defaultdict(list)
         # accumulation: (team, rule) -> heap of (the day it stops counting, seq, ruling) of
         # the team's rulings that count for the rule; a team's ruling (seq) -> its rule
         self.accum_heap: dict[tuple[str, int], list[tuple[dt.date, int, Ruling]]] = \
@@ -324,14 +331,42 @@ class EngineState:
                 return s
         return None
 
+    def check_only_by(self, judge_id: str | None, roles: list[str], field: str = "judge"
+                      ) -> None:
+        """Only a judge of one of `roles` may do this (§4 E12): refused otherwise, naming the
+        roles that may; a report naming no judge is refused too."""
+        judge = self.roster.judges.get(judge_id) if judge_id is not None else None
+        if judge is not None and judge.role in roles:
+            return
+        if judge_id is not None and judge is None:
+            raise RuleError("judge.unknown", field=field, judge=judge_id)
+        if judge is None:
+            raise RuleError("judge.only-roles-required", field=field, roles=list(roles))
+        raise RuleError("judge.only-roles", field=field, judge=judge.id, role=judge.role,
+                        roles=list(roles))
+
+    def running_term(self, subject: str) -> Term | None:
+        """A term given in an earlier tournament that still runs on this one's date (§4 E13)."""
+        for term in self.terms.get(subject, ()):
+            s = term.sanction
+            if term.lifted is None and not s.revoked and s.ruling is not None and \
+                    s.ruling.tournament < self.t.index and (
+                        term.until is None or term.until >= self.t.date):
+                return term
+        return None
+
     def check_playing(self, subject: str, field: str | None) -> None:
         """Refuse to record a subject as playing (an infraction, a result) while out of play;
         `field` names the input refused (None: "team" or "player", as the subject is)."""
         out_now, series = self.out, self.series_out
         team = self.roster.team_of.get(subject)
-        if subject not in out_now and subject not in series and (
-                team is None or (team not in out_now and team not in series)):
+        if subject not in out_now and subject not in series and subject not in self.terms \
+                and (team is None or (team not in out_now and team not in series)):
             return  # (nearly every report and result: neither it nor its team holds any)
+        if subject in self.terms:
+            term = self.running_term(subject)
+            if term is not None:
+                raise term_refusal(term, subject, field or "player")
         out = self.out_of_play(subject)
         whose = subject
         if out is None and team is not None and team != subject:
@@ -431,6 +466,11 @@ class EngineState:
             self.untracked.append(s)
         if s.status:
             self.entry(self.out, s.subject).append(s)
+            kind = self.book.kind(s.kind)
+            if kind.term is not None:
+                self.keep_key(self.terms, s.subject)
+                self.terms[s.subject] = [*self.terms.get(s.subject, ()), Term(
+                    s, _term_until(ruling, kind.term.detail))]
             if s.scope == "series":
                 self.keep_key(self.series_out, s.subject)
                 self.series_out[s.subject] = _joined(self.series_out.get(s.subject), s)
@@ -449,6 +489,36 @@ class EngineState:
             teams = {team for r in made if r.sanctions and (team := self.team(r.subject))}
             for team in sorted(teams):
                 accumulation.accumulate(self, event_id, team, day, made[0].details)
+
+
+class Term:
+    """A sanction that runs for a term (§4 E13): its last day (None: until lifted), and the
+    decision that lifted it (an event, None while it runs)."""
+
+    __slots__ = ("sanction", "until", "lifted", "seq")
+
+    def __init__(self, sanction: Sanction, until: dt.date | None) -> None:
+        self.sanction = sanction
+        self.until = until
+        self.lifted: str | None = None
+        self.seq = sanction.seq  # (a trial saves its fields as a ruling's: `keep`)
+
+
+def _term_until(ruling: Ruling, detail: str) -> dt.date | None:
+    value = ruling.details.get(detail)
+    if isinstance(value, dt.date):
+        return value
+    return dt.date.fromisoformat(value) if isinstance(value, str) else None
+
+
+def term_refusal(term: Term, subject: str, field: str) -> RuleError:
+    """The refusal of a subject whose term runs: naming the term."""
+    event = term.sanction.ruling.event if term.sanction.ruling is not None else ""
+    if term.until is None:
+        return RuleError("player.suspended-until-lifted", field=field, player=subject,
+                         kind=term.sanction.kind, event=event)
+    return RuleError("player.suspended-until", field=field, player=subject,
+                     kind=term.sanction.kind, until=term.until.isoformat(), event=event)
 
 
 def _players(players: list[str], rulebook: Rulebook) -> dict[str, int | None]:

@@ -306,6 +306,26 @@ class Cancels(Model):
     # player's: the one the detail `opponent` names, or who the same event penalised too)
     players: Literal["offender", "either"] = "offender"
     opponent: str = "opponent"
+    # `earlier`: rulings recorded before this one; `either`: also those recorded after it
+    # (whichever was recorded first, §4 E14)
+    order: Literal["earlier", "either"] = "earlier"
+    note: Note
+
+
+class OnlyBy(Model):
+    """Only judges of these roles may give this infraction's penalty (004: «по усмотрению
+    главного судьи»); a report by anyone else, or naming no judge, is refused."""
+
+    roles: list[str]
+    note: Note
+
+
+class Freeze(Model):
+    """The fight's result is frozen (not counted) until a decision releases or annuls it
+    (003 «Техническое поражение» п.7: «Результаты боя замораживаются до выяснения»)."""
+
+    when: Expr | None = None
+    annul_with: str  # the sanction kind a decision that annuls the fight gives
     note: Note
 
 
@@ -337,6 +357,11 @@ class Infraction(Model):
     reductions: Annotated[list[Reduction], BeforeValidator(_as_list)] = []
     cancels: Cancels | None = None
     sums: list[str] = []  # details whose earlier totals are named earlier_<detail>
+    # infractions of one group count together as earlier offences (003 «Назначение каторги»:
+    # attacks by an undeclared character, whichever the target, §4 E15)
+    repeat_group: str | None = None
+    only_by: OnlyBy | None = None
+    freezes_result: Freeze | None = None
     before_calling_judge: Text | None = None
     interpretation: Notes = []
     conflicts: Notes = []
@@ -386,6 +411,16 @@ class CarryOver(Model):
     note: Note
 
 
+class Term(Model):
+    """A sanction that runs for a term set by someone outside the tournament (002: «Срок
+    приостановления членства определяет координатор»): the last day comes from the report's
+    `detail`, or a later decision sets it; without one it runs until lifted by a decision.
+    While it runs, its bearer is refused in every later tournament under this rulebook."""
+
+    detail: str = "until"
+    note: Note
+
+
 class Unit(Model):
     """How an amount of a sanction is written: «75 руды», «−5 очков», "5 points".
 
@@ -428,6 +463,7 @@ class SanctionKind(Model):
     unit: Unit | None = None  # how its amount is written (E11: «75 руды», «−5 очков»)
     expires: bool = True
     issued_only_by: Authority | None = None
+    term: Term | None = None
     lost_while: LostWhile | None = None
     carry_over: Annotated[list[CarryOver], BeforeValidator(_as_list)] = []
     source: str = ""
@@ -478,6 +514,8 @@ class Accumulation(Model):
     count: int
     ignore: list[str] = []  # sanction kinds that do not make a ruling count
     gives: list[SanctionSpec]
+    # a ruling counts only when this holds in the tournament it was made in (its settings)
+    when: Expr | None = None
     source: str = ""
     interpretation: Notes = []
 
@@ -691,6 +729,12 @@ class Rulebook(Model):
             for f in _conditions(inf):
                 _check_names(f, names, where, problems)
                 _check_settings(f, self.settings, where, problems)
+            if inf.only_by:
+                for role in inf.only_by.roles:
+                    if role not in self.roles:
+                        problems.append(f"{where}.only_by: role {role!r} is not defined")
+            if inf.freezes_result:
+                kind(inf.freezes_result.annul_with, f"{where}.freezes_result.annul_with")
             if isinstance(inf.penalty, dict):
                 for lv in inf.penalty:
                     if lv not in levels:
@@ -712,6 +756,11 @@ class Rulebook(Model):
             if k.scope != "tournament" and k.status is None:
                 problems.append(f"sanctions.{k.id}.scope: only a sanction with a status "
                                 "keeps its bearer out")
+            if k.term is not None:
+                detail = self.common_details.get(k.term.detail)
+                if detail is None or detail.type != "date":
+                    problems.append(f"sanctions.{k.id}.term: {k.term.detail!r} is not a "
+                                    "declared common detail of type date")
             for carry in k.carry_over:
                 if carry.detail not in declared:
                     problems.append(f"sanctions.{k.id}.carry_over: {carry.detail!r} is not a "
@@ -722,6 +771,9 @@ class Rulebook(Model):
                 if detail is None or detail.type != "bool":
                     problems.append(f"stacking.given_with: {name!r} is not a declared common "
                                     "detail of type bool")
+        for i, acc in enumerate(self.accumulation):
+            _check_names(acc.when, CONTEXT_NAMES, f"accumulation[{i}].when", problems)
+            _check_settings(acc.when, self.settings, f"accumulation[{i}].when", problems)
         if self.scoring:
             for ref in self.scoring.effects:
                 kind(ref, "scoring.effects")
@@ -742,10 +794,32 @@ class Rulebook(Model):
     def model_post_init(self, __context: Any) -> None:
         object.__setattr__(self, "_kinds", {k.id: k for k in self.sanctions})
         object.__setattr__(self, "_infractions", {i.id: i for i in self.infractions})
+        # an infraction -> the key its repeats are counted under (its group's, or its own)
+        object.__setattr__(self, "_repeat_keys", {
+            i.id: f"group:{i.repeat_group}" if i.repeat_group else i.id
+            for i in self.infractions})
+        # an infraction -> the infractions that cancel it even when recorded before it
+        cancelled_by: dict[str, list[Infraction]] = {}
+        for inf in self.infractions:
+            if inf.cancels is not None and inf.cancels.order == "either":
+                for target in inf.cancels.infractions:
+                    cancelled_by.setdefault(target, []).append(inf)
+        object.__setattr__(self, "_cancelled_by", cancelled_by)
 
     def kind(self, kind_id: str) -> SanctionKind:
         kinds: dict[str, SanctionKind] = self._kinds  # type: ignore[attr-defined]
         return kinds[kind_id]
+
+    def repeat_key(self, infraction_id: str) -> str:
+        """The key an infraction's earlier offences are counted under: its repeat group's
+        (infractions of a group count together), or its own id."""
+        keys: dict[str, str] = self._repeat_keys  # type: ignore[attr-defined]
+        return keys.get(infraction_id, infraction_id)
+
+    def cancelled_by(self, infraction_id: str) -> list[Infraction]:
+        """The infractions whose penalty cancels one of `infraction_id` recorded after it."""
+        found: dict[str, list[Infraction]] = self._cancelled_by  # type: ignore[attr-defined]
+        return found.get(infraction_id, [])
 
     def infraction(self, infraction_id: str) -> Infraction | None:
         infs: dict[str, Infraction] = self._infractions  # type: ignore[attr-defined]
@@ -783,6 +857,8 @@ def _conditions(inf: Infraction) -> list[Formula | None]:
     out += [d.required_if for d in inf.details.values()]
     if inf.also_penalise:
         out.append(inf.also_penalise.when)
+    if inf.freezes_result:
+        out.append(inf.freezes_result.when)
     for red in inf.reductions:
         out += [red.when, red.formula]
     for var in inf.variants:

@@ -12,7 +12,7 @@ from sqlalchemy import Executable, Row, func, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from sudya.db import models as m
-from sudya.engine.model import FOREVER, Reason, Result, Roster, Ruling, Sanction
+from sudya.engine.model import FOREVER, Reason, Result, Roster, Ruling, Sanction, is_frozen
 from sudya.rulebooks import loader
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.common import Kept
@@ -201,8 +201,12 @@ def settle_later(rulings: list[Ruling]) -> None:
         if target is None:
             continue
         for pending in by_event.get(target, ()):
-            if pending.pending and pending.seq < r.seq and pending.cause != "decision":
+            if pending.seq >= r.seq or pending.cause == "decision":
+                continue
+            if pending.pending:
                 pending.pending = False
+                pending.resolved_by = r.event
+            elif r.cause == "decision" and is_frozen(pending):  # a frozen fight (§4 E18)
                 pending.resolved_by = r.event
 
 
