@@ -33,7 +33,8 @@ from sudya.db import models as m
 from sudya.db.chain import Chain
 from sudya.db.session import UnitOfWork, session_factory
 from sudya.engine.model import Result, Ruling
-from sudya.services import faults, rulebook_store, snapshots
+from sudya.errors import RuleError
+from sudya.services import faults, rulebook_store, snapshots, terms
 from sudya.services.changes import ChangeFeed, of_event
 from sudya.services.changes import note as stage_change
 from sudya.services.common import (
@@ -452,11 +453,21 @@ class Ledger:
 
     def decide(self, *, tournament: int, of: str, judge: str | None = None,
                sanctions: list[dict[str, Any]] | None = None, choice: Any = None,
-               date: dt.date | None = None, event_id: str | None = None,
+               date: dt.date | None = None, result: str | None = None,
+               until: dt.date | None = None, lift: bool = False,
+               event_id: str | None = None,
                idempotency_key: str | None = None, actor: Actor | None = None) -> list[Ruling]:
-        """The college's or a judge's decision on a pending ruling."""
-        payload = {"of": of, "judge": judge, "sanctions": _jsonable_list(sanctions),
-                   "choice": choice, "date": date.isoformat() if date else None}
+        """The college's or a judge's decision on a pending ruling; on a frozen fight's
+        result (`result`: release or annul); on a sanction's term (`until`, `lift`)."""
+        payload: dict[str, Any] = {
+            "of": of, "judge": judge, "sanctions": _jsonable_list(sanctions),
+            "choice": choice, "date": date.isoformat() if date else None}
+        if result is not None:
+            payload["result"] = result
+        if until is not None:
+            payload["until"] = until.isoformat()
+        if lift:
+            payload["lift"] = True
         return self._event(tournament, "decision", event_id, payload, idempotency_key, actor)
 
     def correct(self, *, tournament: int, of: str, judge: str | None = None, reason: str = "",
@@ -589,6 +600,11 @@ class Ledger:
             state = self.projection.catch_up(s, series, seq - 1)
             if isinstance(cmd, commands.RecordResult):
                 _not_entered(s, state, t, cmd)
+            try:  # a term given in another series of the ledger (§4 E13)
+                terms.check_elsewhere(s, series.id, state.engine.book, cmd,
+                                      state.engine.t.date)
+            except RuleError as exc:
+                raise LedgerError(exc.code, field=exc.field, **exc.params) from None
             try:
                 rulings = self.projection.apply(state, cmd, ext_id, series)
             except BaseException:

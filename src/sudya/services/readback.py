@@ -99,7 +99,8 @@ def tournament_rulings(s: Session, t: m.Tournament) -> list[Ruling]:
         if srow.revocation is not None:
             revoked.add(srow.id)
     rulings = [_to_engine(r, revoked, t.position, sanctions.get(r.id, ())) for r in rows]
-    targets = [r.event for r in rulings if r.pending and r.cause != "decision"]
+    targets = [r.event for r in rulings
+               if (r.pending or is_frozen(r)) and r.cause != "decision"]
     if not targets:
         return rulings
     # a pending ruling may be settled by a record stored in a later tournament of the series

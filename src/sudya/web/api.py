@@ -210,6 +210,11 @@ class DecisionIn(Strict):
                     "the table's).")
     choice: Choice
     date: Day
+    result: Literal["release", "annul"] | None = Field(
+        default=None, description="For a ruling that froze its fight's result: release it "
+                                  "or annul the fight.")
+    until: Day = Field(default=None, description="For a suspension: the term's last day.")
+    lift: bool = Field(default=False, description="For a suspension: lift it now.")
     idempotency_key: IdempotencyKey
 
 
@@ -749,7 +754,8 @@ def _decision(body: DecisionIn, a: Access) -> Answer[EventOut]:
                  [s.model_dump(mode="json", exclude_none=True) for s in body.sanctions])
     cmd = commands.decode("decision", {"of": body.of, "judge": a.roles.judge_handle,
                                        "sanctions": sanctions, "choice": body.choice,
-                                       "date": body.date})
+                                       "date": body.date, "result": body.result,
+                                       "until": body.until, "lift": body.lift})
     done = _execute(a, cmd, body.idempotency_key)
     return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
 
