@@ -67,6 +67,7 @@ def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | Non
         elif isinstance(ev, Decision):
             ledger.decide(tournament=tournament, of=ev.of, judge=ev.judge,
                           sanctions=ev.sanctions, choice=ev.choice, date=ev.date,
+                          result=ev.result, until=ev.until, lift=ev.lift,
                           event_id=ev.id, actor=actor)
         elif isinstance(ev, Appeal):
             ledger.appeal(tournament=tournament, of=ev.of, outcome=ev.outcome, judge=ev.judge,

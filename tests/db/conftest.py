@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -79,6 +79,37 @@ def db_engine(request: pytest.FixtureRequest, db_url: str) -> Iterator[sa.Engine
 @pytest.fixture
 def ledger(db_engine: sa.Engine) -> Ledger:
     return Ledger(db_engine)
+
+
+@pytest.fixture
+def fresh_ledger(request: pytest.FixtureRequest, db_url: str,
+                 tmp_path: Path) -> Iterator[Callable[[], Ledger]]:
+    """Makes more migrated, empty ledgers of `db_url`'s kind, each its own database."""
+    engines: list[sa.Engine] = []
+    made: list[str] = []
+    backend = sa.engine.make_url(db_url).get_backend_name()
+
+    def make() -> Ledger:
+        if backend == "sqlite":
+            path = tmp_path / f"fresh-{len(engines)}.db"
+            shutil.copyfile(request.getfixturevalue("migrated_sqlite"), path)
+            url = f"sqlite:///{path}"
+        else:
+            server: PostgresServer = request.getfixturevalue("postgres_server")
+            name = server.create(template=request.getfixturevalue("migrated_postgres"))
+            made.append(name)
+            url = server.url_of(name)
+        engine = make_engine(url)
+        engines.append(engine)
+        return Ledger(engine)
+
+    yield make
+    for engine in engines:
+        engine.dispose()
+    if made:
+        server = request.getfixturevalue("postgres_server")
+        for name in made:
+            server.drop(name)
 
 
 @pytest.fixture
