@@ -260,6 +260,7 @@ class StandingRow(View):
     draws: int | None = None
     losses: int | None = None
     annulled: int | None = None
+    frozen: int | None = None
     games: int | None = None
     games_won: int | None = None
     games_lost: int | None = None

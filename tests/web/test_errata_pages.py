@@ -229,3 +229,54 @@ def test_statuses_in_russian_the_removed_player_too(signed_in: SignIn,
     assert "active" not in words(volki) and "removed" not in words(volki)
     sever = main_of(signed_in("master").get("/t/2/teams/sever").text)
     assert "active" not in words(sever)  # the team's standing row: «статус участвует»
+
+
+# ---------------------------------------------------------------------- E18, E13: decisions
+@pytest.mark.postgresql
+def test_a_frozen_fight_is_released_or_annulled_from_the_pending_page(
+        signed_in: SignIn, ledger: Ledger) -> None:
+    """§4 E18: lis (yug) casts an sms burst in round 3 against grom (sever): the fight's result
+    is frozen («заморожено» in the standings) until the college decides on the pending page."""
+    master = Actor(name="master")
+    ledger.record(tournament=2, infraction="sms-burst", player="lis", judge="master", round=3,
+                  details={"cast_by": "participant"}, event_id="sms1", actor=master)
+    ledger.record_result(tournament=2, players=("lis", "rys"), score=(1, 0), round=3,
+                         actor=master)
+    college = signed_in("master")
+    standings = main_of(college.get("/t/2/standings").text).text()
+    assert "заморожено" in standings
+    page = main_of(college.get("/t/2/pending").text)
+    card = page.after("Замороженные бои: решает коллегия")
+    assert "sms1" in card.text() and "Засчитать результат" in card.text()
+    token = csrf_of(college, "/t/2/pending")
+    answer = college.post("/t/2/pending/decide", data={"csrf": token, "of": "sms1",
+                                                       "result": "annul"},
+                          follow_redirects=False)
+    assert answer.status_code == 303, answer.text
+    after = main_of(college.get("/t/2/pending").text).after(
+        "Замороженные бои: решает коллегия")
+    assert "sms1" not in after.text() and "Замороженных боёв нет." in after.text()
+    assert "заморожено" not in main_of(college.get("/t/2/standings").text).text()
+
+
+@pytest.mark.postgresql
+def test_a_suspension_is_lifted_from_the_pending_page(signed_in: SignIn, ledger: Ledger) -> None:
+    """§4 E13: the official head judge suspends boris; the term is set, then lifted, as
+    recorded decisions from the pending page; a date that is no date is refused beside it."""
+    ledger.record(tournament=1, infraction="conduct.severe", player="boris", judge="glavsud",
+                  round=2, event_id="sus1", actor=Actor(name="glavsud"))
+    head = signed_in("glavsud")
+    card = main_of(head.get("/t/1/pending").text).after("Приостановление членства: срок")
+    assert "sus1" in card.text() and "Снять приостановление" in card.text()
+    token = csrf_of(head, "/t/1/pending")
+    bad = head.post("/t/1/pending/decide", data={"csrf": token, "of": "sus1", "term": "set",
+                                                 "until": "скоро"})
+    assert bad.status_code == 422 and "Укажите последний день срока" in bad.text
+    ok = head.post("/t/1/pending/decide", data={"csrf": token, "of": "sus1", "term": "set",
+                                                "until": "2099-01-31"}, follow_redirects=False)
+    assert ok.status_code == 303, ok.text
+    assert "До 2099-01-31 включительно." in main_of(head.get("/t/1/pending").text).text()
+    lifted = head.post("/t/1/pending/decide", data={"csrf": token, "of": "sus1",
+                                                    "term": "lift"}, follow_redirects=False)
+    assert lifted.status_code == 303, lifted.text
+    assert "sus1" not in main_of(head.get("/t/1/pending").text).text()

@@ -3,12 +3,14 @@ and appeals waiting for the head judge. Only roles that may `decide` see this pa
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from starlette.datastructures import FormData
 
+from sudya.engine.model import FROZEN, TERM_LIFTED
 from sudya.rulebooks.schema import Rulebook
 from sudya.services.accounts import Roles
 from sudya.services.common import command
@@ -40,15 +42,18 @@ def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status:
     summary = tournament_summary(ctx.session, t.id)
     rulings = rulings_json(ctx.session, t.id)
     items = views.rulings(book, [r for r in rulings if r["pending"]], names=summary.names)
+    frozen = views.rulings(book, [r for r in rulings if _frozen(r)], names=summary.names)
+    terms = views.rulings(book, _terms(book, rulings), names=summary.names)
     # flags are notes for officials that come with other sanctions, not a punishment
     kinds = sorted((k for k in book.sanctions if not k.flag), key=lambda k: k.rank)
     appeals = appeal_context(ctx, t, book, roles, summary, rulings, appealable=False)
-    shown = {r["event"] for r in items} | {f"appeal/{a['event']}" for a in appeals["awaiting"]}
+    shown = {r["event"] for r in (*items, *frozen, *terms)} | {
+        f"appeal/{a['event']}" for a in appeals["awaiting"]}
     problems = views.unshown(errors, shown)
     page = ctx.render(
         "pending.html", status=status, t=t, book=book, roles=roles,
         ranges=[r for r in items if not r.get("aggravated")],
-        aggravated=[r for r in items if r.get("aggravated")],
+        aggravated=[r for r in items if r.get("aggravated")], frozen=frozen, terms=terms,
         kinds=[{"id": k.id, "name": i18n.text(k.name), "amount": k.amount != "none",
                 "required": k.amount == "required", "unit": views.unit_name(book, k.id)}
                for k in kinds],
@@ -71,7 +76,10 @@ def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     key = views.form_key(form)
     of = str(form.get("of", ""))
     rulings = rulings_json(ctx.session, tid)
-    target = next((r for r in rulings if r["pending"] and r["event"] == of), None)
+    target = next((r for r in rulings if (r["pending"] or _frozen(r)) and r["event"] == of),
+                  None)
+    if target is None and form.get("term"):  # a suspension's term (§4 E13)
+        target = next((r for r in _terms(book, rulings) if r["event"] == of), None)
     values: dict[str, Any] = {"form": "decide", "of": of,
                               "choice": str(form.get("choice", "")),
                               "choice_points": str(form.get("choice_points", "")),
@@ -101,6 +109,21 @@ def _decision(book: Rulebook, target: dict[str, Any], form: FormData
     errors: dict[str, str] = {}
     amounts: dict[str, str] = {}
     args: dict[str, Any] = {}
+    if form.get("term"):  # a suspension's term: set its last day, or lift it (§4 E13)
+        if form.get("term") == "lift":
+            args["lift"] = True
+        else:
+            try:
+                args["until"] = dt.date.fromisoformat(str(form.get("until", "")).strip())
+            except ValueError:
+                errors["until"] = _("Enter the last day of the term (a date).")
+        return args, errors, amounts
+    if _frozen(target):  # a frozen fight: release it or annul it (§4 E18)
+        result = str(form.get("result", ""))
+        if result not in ("release", "annul"):
+            errors["result"] = _("Choose: count the result or annul the fight.")
+        args["result"] = result
+        return args, errors, amounts
     if target.get("aggravated"):
         decided: list[dict[str, Any]] = []
         for kind in [str(k) for k in form.getlist("sanction")]:
@@ -140,7 +163,9 @@ def _execute(ctx: Ctx, tid: int, roles: Roles, of: str, args: dict[str, Any],
     """The decision through the ledger, as the signed-in judge."""
     cmd = command("decision", {"of": of, "judge": roles.judge_handle,
                                "sanctions": args.get("sanctions"),
-                               "choice": args.get("choice"), "date": None})
+                               "choice": args.get("choice"), "date": None,
+                               "result": args.get("result"), "until": args.get("until"),
+                               "lift": args.get("lift", False)})
     return ctx.ledger.execute(tid, cmd, idempotency_key=key, actor=views.actor(ctx))
 
 
@@ -161,6 +186,34 @@ def _stored_already(ctx: Ctx, tid: int, book: Rulebook, roles: Roles,
     except LedgerError:  # decided by another form: the engine refuses a second decision
         return False
     return True  # the ledger's first answer (Recorded.retried): nothing new was stored
+
+
+def _frozen(r: dict[str, Any]) -> bool:
+    """A ruling that holds its fight's result frozen until a decision (§4 E18)."""
+    return not r.get("resolved_by") and any(
+        x.get("code") == FROZEN for x in r.get("reasons", []))
+
+
+def _terms(book: Rulebook, rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rulings with a sanction that runs for a term and was not lifted (§4 E13), each with
+    the term a decision set (`term_until`), if any."""
+    kinds = {k.id for k in book.sanctions if k.term is not None}
+    if not kinds:
+        return []
+    decided: dict[str, list[dict[str, Any]]] = {}
+    for r in rulings:
+        if r["cause"] == "decision" and r.get("resolves"):
+            decided.setdefault(r["resolves"], []).append(r)
+    out = []
+    for r in rulings:
+        if r.get("revoked") or not any(s["kind"] in kinds for s in r["sanctions"]):
+            continue
+        codes = [x for d in decided.get(r["event"], []) for x in d.get("reasons", [])]
+        if any(x.get("code") == TERM_LIFTED for x in codes):
+            continue
+        until = [x["params"].get("until") for x in codes if x.get("code") == "term.set"]
+        out.append({**r, "term_until": until[-1] if until else None})
+    return out
 
 
 def _refusal(book: Rulebook, target: dict[str, Any] | None, exc: LedgerError) -> str:
