@@ -24,7 +24,7 @@ check: setup
 	$(UV) run --frozen ruff check src tests bench
 	$(UV) run --frozen mypy src
 	$(UV) run --frozen lint-imports --no-cache --no-logo
-	$(UV) run --frozen python -m sudya.docs --check
+	$(UV) run --frozen python -m sudya.edges.docs --check
 
 test: check browser
 	$(UV) run --frozen pytest -q
@@ -62,4 +62,4 @@ bench: setup
 	fi
 
 docs: setup
-	$(UV) run --frozen python -m sudya.docs
+	$(UV) run --frozen python -m sudya.edges.docs

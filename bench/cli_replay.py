@@ -2,7 +2,7 @@
 
 A season of each rulebook (bench/replay.py's, without corrections: a scenario file has none)
 is written as a scenario JSON file; the engine alone replays the prepared events
-(`sudya.scenario.Replay.run`), then `sudya replay FILE > /dev/null` runs in a fresh process:
+(`sudya.app.scenario.Replay.run`), then `sudya replay FILE > /dev/null` runs in a fresh process:
 reading and checking the file, deciding every event through the one decoder, the replay, and
 the JSON output. Goal: end to end at most 2× the engine's time.
 
@@ -40,7 +40,9 @@ from typing import Any
 import orjson
 from replay import SEASONS, admissible
 
-from sudya.engine.model import (
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.scenario import Replay
+from sudya.domain.engine.model import (
     Appeal,
     Decision,
     EndOfMatch,
@@ -50,8 +52,6 @@ from sudya.engine.model import (
     Result,
     RosterChange,
 )
-from sudya.scenario import Replay
-from sudya.scenario_file import load_scenario_file
 
 RUNS = 3  # each side's best of this many (a run moves by a tenth either way on a busy machine)
 

@@ -45,10 +45,10 @@ KEY = b"bench-coldstart-key-0123456789ab"  # signs the snapshot (a server's: Set
 
 def build(url: str, events: int) -> int:
     """A berserk series of about `events` events; returns its last tournament's id."""
-    from sudya.commands import RecordInfraction
-    from sudya.db.migrate import upgrade
-    from sudya.db.session import make_engine
-    from sudya.services.ledger import Actor, Ledger
+    from sudya.adapters.db.migrate import upgrade
+    from sudya.adapters.db.session import make_engine
+    from sudya.app.ledger import Actor, Ledger
+    from sudya.domain.commands import RecordInfraction
 
     engine = make_engine(url)
     upgrade(engine)
@@ -83,8 +83,8 @@ def build(url: str, events: int) -> int:
 
 def first_records(url: str, tid: int, warm: int, snapshots: bool) -> dict[str, float]:
     """In this (fresh) process: the first record's time, then the mean of `warm` more."""
-    from sudya.db.session import make_engine
-    from sudya.services.ledger import Actor, Ledger
+    from sudya.adapters.db.session import make_engine
+    from sudya.app.ledger import Actor, Ledger
 
     ledger = Ledger(make_engine(url), snapshot_key=KEY if snapshots else None)
     actor = Actor("bench")
@@ -112,8 +112,8 @@ def kept(path: Path, workdir: Path, events: int) -> int:
     shutil.copy(path, workdir / "season.db")
     tid = int(marker.read_text().split()[0])
     # a snapshot made by another version of the code is not used: make this version's
-    from sudya.db.session import make_engine
-    from sudya.services.ledger import Ledger
+    from sudya.adapters.db.session import make_engine
+    from sudya.app.ledger import Ledger
 
     engine = make_engine(f"sqlite:///{workdir / 'season.db'}")
     ledger = Ledger(engine, snapshot_key=KEY)

@@ -282,9 +282,9 @@ def run_all(targets: list[Target], levels: list[int], requests: int, players: li
 # ---------------------------------------------------------------------- the databases
 def demo_database(url: str, players: int) -> tuple[int, list[str]]:
     """The demo in the empty database at `url`, its berserk tournament with more players."""
-    from sudya.db import models as m
-    from sudya.services.demo import build_into
-    from sudya.services.ledger import Actor, Ledger
+    from sudya.adapters.db import models as m
+    from sudya.app.demo import build_into
+    from sudya.app.ledger import Actor, Ledger
 
     engine = build_into(url)
     ledger = Ledger(engine)
@@ -305,9 +305,11 @@ def databases(server_url: str | None, workdir: Path) -> Iterator[tuple[str, str]
     """(Sudya's database, the bare endpoint's): two SQLite files or two new PostgreSQL
     databases on the server named."""
     if server_url is None:
-        yield f"sqlite:///{workdir / 'sudya.db'}", f"sqlite:///{workdir / 'bare.db'}"
+        yield f"sqlite:///{workdir / 'sudya.adapters.db'}", f"sqlite:///{workdir / 'bare.db'}"
         return
-    from sudya.db.session import normalise_url  # postgresql:// means psycopg 3, as for sudya
+    from sudya.adapters.db.session import (
+        normalise_url,  # postgresql:// means psycopg 3, as for sudya
+    )
 
     server_url = normalise_url(server_url)
     admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
@@ -372,7 +374,7 @@ def main() -> None:
                         help="the two servers take turns in this many slices of a level")
     args = parser.parse_args()
     levels = [int(n) for n in args.clients.split(",")]
-    from sudya.db import session as db_session
+    from sudya.adapters.db import session as db_session
 
     synchronous = getattr(db_session, "SQLITE_SYNCHRONOUS", "FULL")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SUDYA_")}
@@ -381,7 +383,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, databases(args.db, Path(tmp)) as (url, bare):
         workdir = Path(tmp)
         tid, players = demo_database(url, args.players)
-        from sudya.services.demo import PASSWORD
+        from sudya.app.demo import PASSWORD
 
         port = free_port()
         (workdir / "bare_app.py").write_text(BARE_APP, encoding="utf-8")

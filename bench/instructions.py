@@ -39,9 +39,9 @@ from pathlib import Path
 
 from replay import SEASONS, admissible
 
-from sudya.bulk import paused_gc
-from sudya.engine.core import RulesEngine
-from sudya.errors import RuleError
+from sudya.domain.bulk import paused_gc
+from sudya.domain.engine.core import RulesEngine
+from sudya.domain.errors import RuleError
 
 WINDOW = 1000
 MODES = ("load", "full", "reset", "reset-twice")

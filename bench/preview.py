@@ -25,10 +25,10 @@ from typing import Any
 
 from replay import Berserk, rule_season
 
-from sudya.engine.core import RulesEngine
-from sudya.engine.model import Event, Offence, Ruling
-from sudya.errors import RuleError
-from sudya.services.projection import State
+from sudya.app.projection import State
+from sudya.domain.engine.core import RulesEngine
+from sudya.domain.engine.model import Event, Offence, Ruling
+from sudya.domain.errors import RuleError
 
 
 def season_state(n: int) -> State:

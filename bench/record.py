@@ -2,7 +2,7 @@
 
 The baseline is what the database itself can do at the same durability: raw sqlite3 (no
 SQLAlchemy) committing one small row per transaction into a file beside the ledger's, in WAL
-with the ledger's `synchronous` setting (sudya.db.session.SQLITE_SYNCHRONOUS) and BEGIN
+with the ledger's `synchronous` setting (sudya.adapters.db.session.SQLITE_SYNCHRONOUS) and BEGIN
 IMMEDIATE, as the ledger's writers do; on PostgreSQL, raw psycopg committing one row per
 transaction. The ledger records one ruling per transaction through the service layer
 (`Ledger.record`: the series' turn, the engine state cached, the event, its rulings and
@@ -35,10 +35,10 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from throwaway import database
 
-from sudya.db import prepared
-from sudya.db.migrate import upgrade
-from sudya.db.session import SQLITE_SYNCHRONOUS, make_engine, normalise_url
-from sudya.services.ledger import Actor, Ledger
+from sudya.adapters.db import prepared
+from sudya.adapters.db.migrate import upgrade
+from sudya.adapters.db.session import SQLITE_SYNCHRONOUS, make_engine, normalise_url
+from sudya.app.ledger import Actor, Ledger
 
 INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
                "cards.looking-at-extra", "procedure.significant", "marked-cards.minor"]

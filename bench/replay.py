@@ -40,9 +40,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sudya.bulk import paused_gc
-from sudya.engine.core import RulesEngine
-from sudya.engine.model import (
+from sudya.domain.bulk import paused_gc
+from sudya.domain.engine.core import RulesEngine
+from sudya.domain.engine.model import (
     Appeal,
     Correction,
     Decision,
@@ -56,8 +56,8 @@ from sudya.engine.model import (
     Ruling,
     Tournament,
 )
-from sudya.errors import RuleError
-from sudya.rulebooks import loader
+from sudya.domain.errors import RuleError
+from sudya.domain.rulebook import loader
 
 START = dt.date(2026, 1, 10)
 PER_TOURNAMENT = 2000  # events of one tournament; a tournament a week

@@ -58,14 +58,14 @@ from sqlalchemy import select  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 from throwaway import database  # noqa: E402
 
-from sudya.db import models as m  # noqa: E402
-from sudya.db.migrate import upgrade  # noqa: E402
-from sudya.db.session import make_engine  # noqa: E402
-from sudya.services.accounts import add_user  # noqa: E402
-from sudya.services.ledger import Actor, Ledger  # noqa: E402
-from sudya.services.queries import RULINGS, TABLES, tournament_standings  # noqa: E402
-from sudya.settings import Settings  # noqa: E402
-from sudya.web.app import create_app  # noqa: E402
+from sudya.adapters.db import models as m  # noqa: E402
+from sudya.adapters.db.migrate import upgrade  # noqa: E402
+from sudya.adapters.db.session import make_engine  # noqa: E402
+from sudya.app.accounts import add_user  # noqa: E402
+from sudya.app.ledger import Actor, Ledger  # noqa: E402
+from sudya.app.queries import RULINGS, TABLES, tournament_standings  # noqa: E402
+from sudya.app.settings import Settings  # noqa: E402
+from sudya.edges.web.app import create_app  # noqa: E402
 
 INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
                "cards.looking-at-extra", "procedure.significant", "marked-cards.minor",

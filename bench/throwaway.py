@@ -11,7 +11,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from sudya.db.session import normalise_url
+from sudya.adapters.db.session import normalise_url
 
 
 @contextlib.contextmanager

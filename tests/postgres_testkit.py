@@ -17,7 +17,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from sudya.db.session import normalise_url
+from sudya.adapters.db.session import normalise_url
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres.sh"
 

@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 
 def replay(scenario: dict[str, Any]) -> dict[str, Any]:
     """Replay a scenario (see docs/scenarios.md) and return rulings and subjects."""
-    from sudya.scenario import replay as _replay
+    from sudya.app.scenario import replay as _replay
 
     return _replay(scenario)
 

@@ -1,3 +1,3 @@
-from sudya.cli.entry import main
+from sudya.edges.cli.entry import main
 
 main()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-BUNDLED = Path(__file__).parents[2] / "src" / "sudya" / "rulebooks" / "bundled"
+BUNDLED = Path(__file__).parents[2] / "src" / "sudya" / "domain" / "rulebook" / "bundled"
 
 # Variables of the calling shell that would change what the CLI prints.
 SCRUBBED = ("SUDYA_LANG", "SUDYA_RULEBOOK_PATH", "SUDYA_DEBUG", "FORCE_COLOR",

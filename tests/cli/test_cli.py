@@ -1,6 +1,6 @@
 """The `sudya` command, run for real as `python -m sudya ...` in a subprocess.
 
-Every test goes through the console entry point (`sudya.cli.entry:main`), so exit codes,
+Every test goes through the console entry point (`sudya.edges.cli.entry:main`), so exit codes,
 what lands on stdout and stderr, and the absence of tracebacks are the user's view.
 """
 
@@ -851,7 +851,7 @@ def _after(tmp_path: Path, expression: str, *args: str, env: dict[str, str] | No
     """The value of `expression` (a Python literal's text) once `sudya ARGS` has ended, run by
     the console entry point in a fresh interpreter (a replay's end at once, `os._exit`, is an
     exit the code after it sees, as sys.exit's)."""
-    code = ("import os, sys; from sudya.cli.entry import main; "
+    code = ("import os, sys; from sudya.edges.cli.entry import main; "
             "ended = []; os._exit = lambda status: (ended.append(status), sys.exit(status)); "
             f"sys.argv = ['sudya', *{list(args)!r}]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
@@ -874,9 +874,9 @@ def test_replay_needs_no_database_library(tmp_path: Path) -> None:
     (typer and click, 40-50 ms); pydantic's plugins are not looked for (40-80 ms)."""
     scenario = str(SHARED_SCENARIOS / "berserk-basics.yaml")
     loaded = _modules_after(tmp_path, "replay", scenario)
-    assert "sudya.scenario" in loaded  # it did replay
+    assert "sudya.app.scenario" in loaded  # it did replay
     assert [m for m in loaded if m.startswith(("sqlalchemy", "rich", "typer", "click",
-                                               "sudya.cli."))] == ["sudya.cli.entry"]
+                                               "sudya.edges.cli."))] == ["sudya.edges.cli.entry"]
     # anything more on the command line (help, options) is typer's, as every other command
     assert "typer" in _modules_after(tmp_path, "replay", "--help")
 

@@ -19,7 +19,8 @@ import sqlalchemy as sa
 from cli_kit import Run, refused
 from cli_kit import run as kit_run
 
-SAMPLE = Path(__file__).resolve().parents[2] / "src" / "sudya" / "decks" / "sample-cards.json"
+SAMPLE = (Path(__file__).resolve().parents[2] / "src" / "sudya" / "domain" / "decks"
+          / "sample-cards.json")
 SQUAD = ["Вайл", "Вайл", "Самаэль", "Аккения", "Аккения", "Шаммар"]
 BROKEN_LIST = "Игрок: Борис\n4 Вампир\n3 Гном\n30 Богарт\n3 Самоход\n"
 GOOD_LIST = """Игрок: Алиса
@@ -70,7 +71,7 @@ class World:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     folder = tmp_path_factory.mktemp("decks-cli")
-    url = f"sqlite:///{folder / 'sudya.db'}"
+    url = f"sqlite:///{folder / 'sudya.adapters.db'}"
     w = World(folder, url, "")
     w.sudya("init").ok()
     w.tid = w.sudya("tournament", "create", "--name", "Day 1", "--series", "Cup",

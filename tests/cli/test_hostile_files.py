@@ -19,9 +19,9 @@ from cli_kit import Run, env, refused
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sudya.errors import ScenarioError
-from sudya.scenario import replay
-from sudya.scenario_file import load_scenario_file
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.scenario import replay
+from sudya.domain.errors import ScenarioError
 
 TIMEOUT = 20  # seconds: a reader that loops or expands without end is a failure
 # the console script the user runs (`.venv/bin/sudya`); `python -m sudya` where there is none

@@ -20,8 +20,8 @@ import pytest
 import sqlalchemy as sa
 from cli_kit import Run, refused, run, run_all
 
-from sudya.scenario import replay
-from sudya.scenario_file import load_scenario_file
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.scenario import replay
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 SCENARIOS = sorted(SHARED.glob("*.yaml"))
@@ -63,7 +63,7 @@ class World:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     folder = tmp_path_factory.mktemp("ledger-cli")
-    url = f"sqlite:///{folder / 'sudya.db'}"
+    url = f"sqlite:///{folder / 'sudya.adapters.db'}"
     runs: dict[str, Run] = {}
 
     def step(name: str, *args: Any) -> Run:
@@ -128,8 +128,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 # ---------------------------------------------------------------------- migrations
 def test_an_unmigrated_database_is_refused_until_upgraded(tmp_path: Path) -> None:
-    from sudya.db.migrate import current, head
-    from sudya.db.session import make_engine
+    from sudya.adapters.db.migrate import current, head
+    from sudya.adapters.db.session import make_engine
 
     url = f"sqlite:///{tmp_path / 'new.db'}"
     line = refused(run(tmp_path, "record", SLOW, "-t", "1", "--player", "bob", "--db", url),
@@ -150,7 +150,7 @@ def test_an_unmigrated_database_is_refused_until_upgraded(tmp_path: Path) -> Non
 
 def test_without_db_the_default_is_sudya_db_in_the_working_directory(tmp_path: Path) -> None:
     run(tmp_path, "init").ok()
-    assert (tmp_path / "sudya.db").exists()
+    assert (tmp_path / "sudya.adapters.db").exists()
 
 
 # ---------------------------------------------------------------------- recording
@@ -262,10 +262,10 @@ def test_history_across_series_with_valid_and_expired_marks(world: World) -> Non
 
 
 def test_export_json_and_csv(world: World) -> None:
-    from sudya.db.session import make_engine
-    from sudya.services.exports import CSV_COLUMNS
-    from sudya.services.ledger import Ledger
-    from sudya.services.readback import series_json
+    from sudya.adapters.db.session import make_engine
+    from sudya.app.exports import CSV_COLUMNS
+    from sudya.app.ledger import Ledger
+    from sudya.app.readback import series_json
 
     exported = world.export("Berserk Cup")
     assert exported["series"] == {"name": "Berserk Cup", "rulebook": "berserk"}
@@ -274,7 +274,7 @@ def test_export_json_and_csv(world: World) -> None:
     try:
         ledger = Ledger(engine)
         with ledger.factory() as s:
-            from sudya.db import models as m
+            from sudya.adapters.db import models as m
 
             sid = s.scalar(sa.select(m.Series.id).where(m.Series.name == "Berserk Cup"))
             stored = series_json(s, sid)
@@ -371,9 +371,9 @@ def test_csv_import_is_all_or_nothing(world: World) -> None:
     results.write_text("round,player_a,player_b,score\n2,hank,ivy,2-0\n", encoding="utf-8")
     assert "imported 1 row(s)" in world.sudya("import", "results", results, "-t",
                                               world.cup).ok().stdout
-    from sudya.db.session import make_engine
-    from sudya.services.ledger import Ledger
-    from sudya.services.queries import tournament_standings, tournament_summary
+    from sudya.adapters.db.session import make_engine
+    from sudya.app.ledger import Ledger
+    from sudya.app.queries import tournament_standings, tournament_summary
 
     engine = make_engine(world.url)
     try:

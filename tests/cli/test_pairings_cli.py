@@ -23,7 +23,7 @@ def pairings(url: str) -> list[tuple[Any, ...]]:
 
 
 def test_pairings_import(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'sudya.db'}"
+    url = f"sqlite:///{tmp_path / 'sudya.adapters.db'}"
     db = ("--db", url)
     run(tmp_path, "init", *db).ok()
     cup = run(tmp_path, "tournament", "create", "--name", "Day 1", "--series", "Cup",

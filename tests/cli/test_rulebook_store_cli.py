@@ -38,7 +38,7 @@ def write(folder: Path, name: str, text: str, amount: int) -> Path:
 
 
 def test_import_publish_editions_and_test_with_db(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'sudya.db'}"
+    db = f"sqlite:///{tmp_path / 'sudya.adapters.db'}"
     run(tmp_path, "db", "upgrade", "--db", db).ok()
     first = write(tmp_path, "club", CLUB, 20)
     imported = run(tmp_path, "rulebook", "import", first, "--from", "2026-01-01",

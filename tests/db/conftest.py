@@ -16,16 +16,16 @@ import pytest
 import sqlalchemy as sa
 
 from postgres_testkit import PostgresServer
-from sudya.db.migrate import upgrade
-from sudya.db.session import make_engine
-from sudya.services.ledger import Ledger
+from sudya.adapters.db.migrate import upgrade
+from sudya.adapters.db.session import make_engine
+from sudya.app.ledger import Ledger
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """An empty database of each kind, dropped after the test."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'sudya.db'}"
+        yield f"sqlite:///{tmp_path / 'sudya.adapters.db'}"
         return
     server: PostgresServer = request.getfixturevalue("postgres_server")
     name = server.create()

@@ -22,8 +22,8 @@ import sqlalchemy as sa
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sudya.db import models as m
-from sudya.services.ledger import Actor, Ledger
+from sudya.adapters.db import models as m
+from sudya.app.ledger import Actor, Ledger
 
 DAY = dt.date(2026, 3, 1)
 SLOW = "gameplay.slow-play"
@@ -116,7 +116,7 @@ def scenario_of(engine: sa.Engine, series_id: int) -> dict[str, Any]:
 
 def cached_json(ledger: Ledger, series_id: int) -> dict[str, Any]:
     """The replay output of the engine this Ledger keeps in memory for a series."""
-    from sudya.scenario import result_json
+    from sudya.app.scenario import result_json
 
     state = ledger._states[series_id]
     e = state.engine
@@ -150,8 +150,8 @@ def record_in_process(url: str, tournament: int, barrier: Any, queue: Any,
                       calls: list[dict[str, Any]]) -> None:
     """A separate process: its own engine and Ledger (cache warmed first), then the calls."""
     try:
-        from sudya.db.session import make_engine
-        from sudya.scenario import ruling_json
+        from sudya.adapters.db.session import make_engine
+        from sudya.app.scenario import ruling_json
 
         engine = make_engine(url)
         ledger = Ledger(engine)
@@ -203,8 +203,8 @@ def record_in_threads(url: str, tournament: int, barrier: Any, queue: Any,
     """A separate process with one thread per plan, all released with the other processes:
     its own engine and Ledger (cache warmed first); puts ("ok", answers per thread)."""
     try:
-        from sudya.db.session import make_engine
-        from sudya.scenario import ruling_json
+        from sudya.adapters.db.session import make_engine
+        from sudya.app.scenario import ruling_json
 
         engine = make_engine(url)
         ledger = Ledger(engine)

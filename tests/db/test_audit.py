@@ -16,11 +16,11 @@ import sqlalchemy as sa
 from alembic import command
 from ledger_testkit import SLOW, counts, setup_berserk
 
-from sudya.db import migrate
-from sudya.db.append_only import drop_triggers
-from sudya.db.migrate import upgrade
-from sudya.services import audit
-from sudya.services.ledger import Ledger
+from sudya.adapters.db import migrate
+from sudya.adapters.db.append_only import drop_triggers
+from sudya.adapters.db.migrate import upgrade
+from sudya.app import audit
+from sudya.app.ledger import Ledger
 
 DQ = "disqualification-without-prizes"  # what the bribery below gives
 CHAINED = ("event", "ruling", "sanction", "revocation", "result")
@@ -172,7 +172,7 @@ def _json(value: Any) -> str:
 
 def test_cli_verify_exit_codes(tmp_path: Path) -> None:
     """`sudya audit verify --db` run as a program: exit 0 «проверено», exit 1 naming it."""
-    from sudya.db.session import make_engine
+    from sudya.adapters.db.session import make_engine
 
     def run(cwd: Path, *args: str, lang: str = "ru") -> subprocess.CompletedProcess[str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SUDYA_")}

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sudya.db import chain
+from sudya.adapters.db import chain
 
 COLUMNS = chain._COLUMNS["ruling"]
 

@@ -12,9 +12,9 @@ import datetime as dt
 
 import pytest
 
-from sudya.services.audit import verify
-from sudya.services.ledger import Ledger, LedgerError
-from sudya.services.queries import tournament_standings
+from sudya.app.audit import verify
+from sudya.app.ledger import Ledger, LedgerError
+from sudya.app.queries import tournament_standings
 
 
 def _berserk(ledger: Ledger, name: str, day: dt.date) -> int:

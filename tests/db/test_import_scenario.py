@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from sudya.errors import ScenarioError
-from sudya.scenario import replay
-from sudya.scenario_file import load_scenario_file
-from sudya.scenario_import import import_scenario, imported_json
-from sudya.services.ledger import Ledger
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.ledger import Ledger
+from sudya.app.scenario import replay
+from sudya.app.scenario_import import import_scenario, imported_json
+from sudya.domain.errors import ScenarioError
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted((ROOT / "tests" / "scenarios").glob("*/*.yaml")) + sorted(
@@ -52,7 +52,7 @@ def test_every_scenario_reads_back_as_replayed(ledger: Ledger, fresh_ledger: Any
 def test_wrong_scenarios_write_nothing(ledger: Ledger, path: Path) -> None:
     from sqlalchemy import func, select
 
-    from sudya.db import models as m
+    from sudya.adapters.db import models as m
 
     with pytest.raises(ScenarioError):
         import_scenario(ledger, load_scenario_file(path), name=str(path))
@@ -68,7 +68,7 @@ def test_a_second_result_for_a_match_is_replayed_but_not_imported(ledger: Ledger
     the event, as entering that result would be."""
     from sqlalchemy import func, select
 
-    from sudya.db import models as m
+    from sudya.adapters.db import models as m
 
     scenario = {"rulebook": "berserk", "level": "amateur", "date": "2026-03-01",
                 "players": ["ada", "bob"], "events": [

@@ -1,5 +1,5 @@
 """A judge's incident note (issue 14): free text, at most 2000 characters, part of the typed
-command (sudya.commands.RecordInfraction.note) and so of the stored event, on SQLite and
+command (sudya.domain.commands.RecordInfraction.note) and so of the stored event, on SQLite and
 PostgreSQL. It changes no ruling; a command without one is stored as before."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import pytest
 import sqlalchemy as sa
 from ledger_testkit import SLOW, events
 
-from sudya import commands
-from sudya.services.audit import verify
-from sudya.services.ledger import Ledger, LedgerError
-from sudya.views import RulingView
+from sudya.app.audit import verify
+from sudya.app.ledger import Ledger, LedgerError
+from sudya.app.views import RulingView
+from sudya.domain import commands
 
 NOTE = "Игрок не успел сделать ход за 3 минуты.\nСоперник позвал судью сам."
 

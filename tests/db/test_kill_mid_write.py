@@ -2,7 +2,7 @@
 `finally`) leaves the ledger as if it had never started, on SQLite and PostgreSQL.
 
 A child process records an infraction with an idempotency key and kills itself at one of the
-fault points of `sudya.services.faults` inside the write transaction: after the event row,
+fault points of `sudya.app.faults` inside the write transaction: after the event row,
 after the rulings (before their sanctions), or just before the commit. Afterwards no event is
 without its rulings, the sequence is gapless, the database reads back as a fresh replay of its
 events, and a retry with the same key records exactly once.
@@ -23,11 +23,11 @@ from ledger_testkit import SLOW, cli_env, scenario_of, snapshot
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from sudya.db import models as m
-from sudya.engine.model import Ruling
-from sudya.scenario import replay, ruling_json
-from sudya.services.ledger import Ledger
-from sudya.services.readback import series_json
+from sudya.adapters.db import models as m
+from sudya.app.ledger import Ledger
+from sudya.app.readback import series_json
+from sudya.app.scenario import replay, ruling_json
+from sudya.domain.engine.model import Ruling
 
 POINTS = ["after-event", "after-rulings", "before-commit"]
 
@@ -35,9 +35,9 @@ POINTS = ["after-event", "after-rulings", "before-commit"]
 # calls one after the other, each answer printed as soon as it is stored
 CHILD = """
 import json, sys
-from sudya.db.session import make_engine
-from sudya.scenario import ruling_json
-from sudya.services.ledger import Ledger
+from sudya.adapters.db.session import make_engine
+from sudya.app.scenario import ruling_json
+from sudya.app.ledger import Ledger
 
 url, tournament, calls = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 ledger = Ledger(make_engine(url))

@@ -12,11 +12,11 @@ import sqlalchemy as sa
 from ledger_testkit import SLOW, scenario_of, setup_berserk, snapshot
 from sqlalchemy import select
 
-from sudya.db import models as m
-from sudya.db.append_only import APPEND_ONLY
-from sudya.scenario import replay
-from sudya.services.ledger import Actor, Ledger, LedgerError
-from sudya.services.readback import series_json
+from sudya.adapters.db import models as m
+from sudya.adapters.db.append_only import APPEND_ONLY
+from sudya.app.ledger import Actor, Ledger, LedgerError
+from sudya.app.readback import series_json
+from sudya.app.scenario import replay
 
 RECORDS = ("event", "ruling", "sanction", "revocation", "result")
 # and the statements about a disqualification (tests/db/test_statements.py)

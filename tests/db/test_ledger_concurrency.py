@@ -18,11 +18,11 @@ from ledger_testkit import (
     scenario_of,
 )
 
-from sudya.db.session import make_engine
-from sudya.engine.model import Ruling
-from sudya.scenario import replay, ruling_json
-from sudya.services.ledger import Ledger
-from sudya.services.readback import series_json
+from sudya.adapters.db.session import make_engine
+from sudya.app.ledger import Ledger
+from sudya.app.readback import series_json
+from sudya.app.scenario import replay, ruling_json
+from sudya.domain.engine.model import Ruling
 
 TABLE = [{"kind": "warning"}]
 REPEAT = [{"kind": "game-loss"}, {"kind": "warning", "attached": True}]

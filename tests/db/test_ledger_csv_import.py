@@ -11,13 +11,13 @@ import pytest
 import sqlalchemy as sa
 from ledger_testkit import SLOW, events, scenario_of, snapshot
 
-from sudya.db.session import WRITE
-from sudya.errors import SudyaError
-from sudya.scenario import replay
-from sudya.services.imports import ImportRejected, import_csv
-from sudya.services.ledger import Actor, Ledger, LedgerError
-from sudya.services.queries import tournament_standings, tournament_summary
-from sudya.services.readback import series_json
+from sudya.adapters.db.session import WRITE
+from sudya.app.imports import ImportRejected, import_csv
+from sudya.app.ledger import Actor, Ledger, LedgerError
+from sudya.app.queries import tournament_standings, tournament_summary
+from sudya.app.readback import series_json
+from sudya.app.scenario import replay
+from sudya.domain.errors import SudyaError
 
 ACTOR = Actor(name="importer", request_id="req-import")
 

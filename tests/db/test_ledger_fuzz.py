@@ -8,12 +8,12 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
-from sudya.db.migrate import upgrade
-from sudya.db.session import make_engine
-from sudya.errors import ScenarioError
-from sudya.scenario import replay
-from sudya.scenario_import import import_scenario, imported_json
-from sudya.services.ledger import Ledger
+from sudya.adapters.db.migrate import upgrade
+from sudya.adapters.db.session import make_engine
+from sudya.app.ledger import Ledger
+from sudya.app.scenario import replay
+from sudya.app.scenario_import import import_scenario, imported_json
+from sudya.domain.errors import ScenarioError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 from test_replay_fuzz import wellformed  # noqa: E402

@@ -9,12 +9,12 @@ import sqlalchemy as sa
 from ledger_testkit import SLOW, race, scenario_of, snapshot
 from sqlalchemy import func, select
 
-from sudya.db import models as m
-from sudya.db.session import make_engine
-from sudya.engine.model import Ruling
-from sudya.scenario import replay, ruling_json
-from sudya.services.ledger import Ledger
-from sudya.services.readback import series_json
+from sudya.adapters.db import models as m
+from sudya.adapters.db.session import make_engine
+from sudya.app.ledger import Ledger
+from sudya.app.readback import series_json
+from sudya.app.scenario import replay, ruling_json
+from sudya.domain.engine.model import Ruling
 
 
 def js(rulings: list[Ruling]) -> list[dict[str, Any]]:

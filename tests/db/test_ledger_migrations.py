@@ -11,13 +11,13 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from ledger_testkit import SLOW, run_cli, setup_berserk
 
-from sudya.commands import decode_statement
-from sudya.db import migrate
-from sudya.db.migrate import current, head, require_current, upgrade
-from sudya.db.models import APPEND_ONLY_TABLES, Base
-from sudya.db.session import DatabaseError, make_engine
-from sudya.services.ledger import Ledger
-from sudya.services.statements import add_statement
+from sudya.adapters.db import migrate
+from sudya.adapters.db.migrate import current, head, require_current, upgrade
+from sudya.adapters.db.models import APPEND_ONLY_TABLES, Base
+from sudya.adapters.db.session import DatabaseError, make_engine
+from sudya.app.ledger import Ledger
+from sudya.app.statements import add_statement
+from sudya.domain.commands import decode_statement
 
 
 def tables(engine: sa.Engine) -> set[str]:

@@ -13,11 +13,11 @@ import pytest
 import sqlalchemy as sa
 from ledger_testkit import SLOW, scenario_of, setup_berserk, snapshot
 
-from sudya.scenario import replay
-from sudya.services.exports import CSV_COLUMNS, export_csv, export_json
-from sudya.services.ledger import Ledger, LedgerError
-from sudya.services.queries import person_history, tournament_summary
-from sudya.services.readback import series_json
+from sudya.app.exports import CSV_COLUMNS, export_csv, export_json
+from sudya.app.ledger import Ledger, LedgerError
+from sudya.app.queries import person_history, tournament_summary
+from sudya.app.readback import series_json
+from sudya.app.scenario import replay
 
 DQ_DECISION = [{"kind": "fighter-dq"}, {"kind": "technical-defeat"},
                {"kind": "reduce-fighters", "amount": 1}]

@@ -30,12 +30,12 @@ from ledger_testkit import (
     setup_berserk,
 )
 
-from sudya.db.session import PoolSettings, make_engine
-from sudya.engine.model import Ruling
-from sudya.scenario import replay, ruling_json
-from sudya.services.ledger import Ledger, LedgerError
-from sudya.services.projection import Turn
-from sudya.services.readback import series_json
+from sudya.adapters.db.session import PoolSettings, make_engine
+from sudya.app.ledger import Ledger, LedgerError
+from sudya.app.projection import Turn
+from sudya.app.readback import series_json
+from sudya.app.scenario import replay, ruling_json
+from sudya.domain.engine.model import Ruling
 
 INFRACTIONS = [SLOW, "procedure.minor", "procedure.significant"]
 PLAYERS = ["alice", "bob", "carol"]
@@ -331,7 +331,7 @@ def free_port() -> int:
 
 def test_sudya_serve_with_two_workers_records_16_at_once(
         db_url: str, ledger: Ledger, berserk: tuple[int, int]) -> None:
-    from sudya.services.accounts import add_user
+    from sudya.app.accounts import add_user
 
     sid, tid = berserk
     add_user(ledger, username="oleg", password="oleg-secret-1")  # the floor judge

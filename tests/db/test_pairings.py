@@ -12,12 +12,11 @@ import pytest
 from ledger_testkit import snapshot
 from sqlalchemy import select
 
-from sudya.db import models as m
-from sudya.errors import SudyaError
-from sudya.services.clock import start_round
-from sudya.services.imports import ImportRejected
-from sudya.services.ledger import Actor, Ledger, LedgerError
-from sudya.services.people import (
+from sudya.adapters.db import models as m
+from sudya.app.clock import start_round
+from sudya.app.imports import ImportRejected
+from sudya.app.ledger import Actor, Ledger, LedgerError
+from sudya.app.people import (
     current_round,
     import_pairings,
     round_pairings,
@@ -25,6 +24,7 @@ from sudya.services.people import (
     set_names,
     tournament_people,
 )
+from sudya.domain.errors import SudyaError
 
 ACTOR = Actor(name="scorer", request_id="req-pairings")
 NAMES = {"alice": "Алёна Ёжикова", "bob": "Борис Петров", "carol": "Кира Орлова",

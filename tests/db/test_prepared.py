@@ -8,9 +8,9 @@ import datetime as dt
 import pytest
 import sqlalchemy as sa
 
-from sudya.db import models as m
-from sudya.db.prepared import Prepared
-from sudya.services.ledger import Ledger
+from sudya.adapters.db import models as m
+from sudya.adapters.db.prepared import Prepared
+from sudya.app.ledger import Ledger
 
 SANCTION = m.SanctionRow.__table__
 INSERT = Prepared(sa.insert(SANCTION).returning(SANCTION.c.id))

@@ -9,10 +9,10 @@ import pytest
 import sqlalchemy as sa
 from ledger_testkit import SLOW
 
-from sudya.engine.model import Ruling
-from sudya.services import snapshots
-from sudya.services.common import LedgerError
-from sudya.services.ledger import Ledger
+from sudya.app import snapshots
+from sudya.app.common import LedgerError
+from sudya.app.ledger import Ledger
+from sudya.domain.engine.model import Ruling
 
 
 def _shape(rulings: list[Ruling]) -> list[tuple[object, ...]]:

@@ -8,8 +8,8 @@ import datetime as dt
 
 import sqlalchemy as sa
 
-from sudya.db import models as m
-from sudya.services.ledger import Ledger
+from sudya.adapters.db import models as m
+from sudya.app.ledger import Ledger
 
 
 def test_a_read_session_holds_no_transaction(ledger: Ledger, db_engine: sa.Engine) -> None:

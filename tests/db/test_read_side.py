@@ -18,10 +18,9 @@ import sqlalchemy as sa
 from ledger_testkit import DAY, SLOW, setup_berserk
 from sqlalchemy.orm import Session
 
-from sudya.db import models as m
-from sudya.rulebooks import loader
-from sudya.services.ledger import Ledger
-from sudya.services.queries import (
+from sudya.adapters.db import models as m
+from sudya.app.ledger import Ledger
+from sudya.app.queries import (
     TABLES,
     person_history,
     rulings_json,
@@ -31,16 +30,17 @@ from sudya.services.queries import (
     tournament_subjects,
     tournament_summary,
 )
-from sudya.services.queries import tournament_results as tournament_results_list
-from sudya.services.readback import (
+from sudya.app.queries import tournament_results as tournament_results_list
+from sudya.app.readback import (
     ENTERED,
     series_results,
     series_rulings,
     tournament_results,
     tournament_rulings,
 )
-from sudya.standings import standings
-from sudya.views import ruling_json
+from sudya.app.views import ruling_json
+from sudya.domain.rulebook import loader
+from sudya.domain.standings import standings
 
 BUSY = 12  # rulings (and results) of the first tournament, a few of them corrected
 

@@ -16,13 +16,13 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import select
 
-from sudya.db import models as m
-from sudya.rulebooks import loader
-from sudya.scenario_file import load_scenario_file
-from sudya.scenario_import import import_scenario
-from sudya.services import audit
-from sudya.services import rulebook_store as store
-from sudya.services.ledger import Actor, Ledger, LedgerError
+from sudya.adapters.db import models as m
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app import audit
+from sudya.app import rulebook_store as store
+from sudya.app.ledger import Actor, Ledger, LedgerError
+from sudya.app.scenario_import import import_scenario
+from sudya.domain.rulebook import loader
 
 TINY = (Path(__file__).parents[1] / "rulebooks" / "data" / "tiny.yaml").read_text("utf-8")
 CLUB = TINY.replace("id: tiny", "id: club-store", 1) + """\
@@ -217,7 +217,7 @@ def test_no_precedent_from_aggravation(ledger: Ledger) -> None:
 
 
 def test_a_snapshot_is_of_one_set_of_stored_editions(ledger: Ledger) -> None:
-    from sudya.services.snapshots import code_hash
+    from sudya.app.snapshots import code_hash
 
     before = code_hash()
     publish(ledger, CLUB, FIRST)

@@ -11,8 +11,8 @@ from typing import Any
 from ledger_testkit import DAY, setup_berserk
 from sqlalchemy.orm import Session
 
-from sudya.services import queries
-from sudya.services.ledger import Ledger
+from sudya.app import queries
+from sudya.app.ledger import Ledger
 
 
 def fresh(ledger: Ledger, tid: int) -> list[dict[str, Any]]:
@@ -69,8 +69,8 @@ def test_a_later_tournament_that_settles_a_pending_ruling_changes_the_kept_list(
 
 def test_the_pages_leave_the_kept_list_as_it_was(ledger: Ledger) -> None:
     """The list is shared by the requests that read it: making views of it changes nothing."""
-    from sudya.rulebooks import loader
-    from sudya.web import views
+    from sudya.domain.rulebook import loader
+    from sudya.edges.web import views
 
     _sid, tid = setup_berserk(ledger)
     ledger.record(tournament=tid, infraction="procedure.minor", player="alice", judge="oleg",

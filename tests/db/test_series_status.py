@@ -10,8 +10,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from sudya.services.ledger import Ledger
-from sudya.services.queries import tournament_subjects
+from sudya.app.ledger import Ledger
+from sudya.app.queries import tournament_subjects
 
 
 def test_a_series_disqualification_shows_in_the_next_tournament(ledger: Ledger) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from sudya.db import models as m
-from sudya.services import appeals, readback, recording
-from sudya.services.ledger import Ledger
+from sudya.adapters.db import models as m
+from sudya.app import appeals, readback, recording
+from sudya.app.ledger import Ledger
 
 SETTLING_INDEXES = ("ix_ruling_series_id_resolves", "ix_ruling_series_id_revokes")
 

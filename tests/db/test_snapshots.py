@@ -14,14 +14,14 @@ from fastapi.testclient import TestClient
 from ledger_testkit import SLOW
 from sqlalchemy import select
 
-from sudya.db import models as m
-from sudya.engine.model import Ruling
-from sudya.services import snapshots
-from sudya.services.common import SeriesRef
-from sudya.services.demo import build_into
-from sudya.services.ledger import Ledger
-from sudya.settings import Settings
-from sudya.web.app import create_app
+from sudya.adapters.db import models as m
+from sudya.app import snapshots
+from sudya.app.common import SeriesRef
+from sudya.app.demo import build_into
+from sudya.app.ledger import Ledger
+from sudya.app.settings import Settings
+from sudya.domain.engine.model import Ruling
+from sudya.edges.web.app import create_app
 
 KEY = b"k" * 32
 

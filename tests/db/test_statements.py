@@ -13,14 +13,14 @@ import sqlalchemy as sa
 from alembic import command
 from ledger_testkit import SLOW, counts
 
-from sudya.commands import MAX_STATEMENT, CommandError, decode_statement
-from sudya.db import migrate
-from sudya.db import models as m
-from sudya.db.append_only import drop_triggers
-from sudya.db.migrate import upgrade
-from sudya.services import audit
-from sudya.services.ledger import Actor, Ledger, LedgerError
-from sudya.services.statements import add_statement, dq_events, statements_of
+from sudya.adapters.db import migrate
+from sudya.adapters.db import models as m
+from sudya.adapters.db.append_only import drop_triggers
+from sudya.adapters.db.migrate import upgrade
+from sudya.app import audit
+from sudya.app.ledger import Actor, Ledger, LedgerError
+from sudya.app.statements import add_statement, dq_events, statements_of
+from sudya.domain.commands import MAX_STATEMENT, CommandError, decode_statement
 
 DQ = "cheating.fraud"  # a disqualification without prizes (with a match loss) in berserk
 SUSPENSION = "cheating.bribery"  # at the professional level
@@ -155,7 +155,7 @@ def test_audit_verify_finds_a_statement_changed_behind_sudyas_back(
 
 
 def audit_text(problem: audit.Problem) -> str:
-    from sudya.messages import render
+    from sudya.i18n.messages import render
 
     return render(problem.code, problem.params, "ru")
 

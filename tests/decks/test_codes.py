@@ -16,22 +16,23 @@ import sqlalchemy as sa
 from alembic import command
 from babel.messages.pofile import read_po
 
-from sudya import messages
-from sudya.db import migrate
-from sudya.decks.cards import CardList, CardListError, parse_card_list
-from sudya.decks.decklist import Finding, check, compare, parse
-from sudya.decks.squad import REASONS, SquadError, remedy
-from sudya.errors import SudyaError
-from sudya.rulebooks import loader
-from sudya.services.imports import ImportRejected
+from sudya.adapters.db import migrate
+from sudya.app.imports import ImportRejected
+from sudya.domain.decks.cards import CardList, CardListError, parse_card_list
+from sudya.domain.decks.decklist import Finding, check, compare, parse
+from sudya.domain.decks.squad import REASONS, SquadError, remedy
+from sudya.domain.errors import SudyaError
+from sudya.domain.rulebook import loader
+from sudya.i18n import messages
 
-SRC = Path(messages.__file__).resolve().parent
-MODULES = [SRC / "decks" / "decklist.py", SRC / "decks" / "squad.py", SRC / "decks" / "cards.py",
-           SRC / "services" / "decks.py", SRC / "services" / "imports.py",
-           SRC / "cli" / "decks.py", SRC / "web" / "pages_decks.py"]
-MIGRATION = SRC / "db" / "migrations" / "versions" / "0006_deck_findings_as_codes.py"
+SRC = Path(messages.__file__).resolve().parents[1]
+MODULES = [SRC / "domain" / "decks" / "decklist.py", SRC / "domain" / "decks" / "squad.py",
+           SRC / "domain" / "decks" / "cards.py",
+           SRC / "app" / "decks.py", SRC / "app" / "imports.py",
+           SRC / "edges" / "cli" / "decks.py", SRC / "edges" / "web" / "pages_decks.py"]
+MIGRATION = SRC / "adapters" / "db" / "migrations" / "versions" / "0006_deck_findings_as_codes.py"
 AREAS = ("decklist.", "mismatch.", "squad.", "cards.", "decks.", "import.")
-SAMPLE = SRC / "decks" / "sample-cards.json"
+SAMPLE = SRC / "domain" / "decks" / "sample-cards.json"
 CARDS = CardList(parse_card_list(SAMPLE.read_text(encoding="utf-8"), "json"))
 BOOK = loader.load("berserk")
 RULES = BOOK.squad
@@ -52,7 +53,7 @@ def codes_in(path: Path) -> set[str]:
 
 
 def area_catalogue(lang: str) -> dict[str, str]:
-    with (SRC / "locale" / "codes" / f"decks.{lang}.po").open("rb") as f:
+    with (SRC / "i18n" / "locale" / "codes" / f"decks.{lang}.po").open("rb") as f:
         return {str(m.id): str(m.string) for m in read_po(f, locale=lang) if m.id}
 
 
@@ -84,7 +85,7 @@ def test_the_two_catalogues_have_the_same_codes_and_parameters() -> None:
 
 def test_the_area_catalogues_do_not_redefine_the_general_ones() -> None:
     for lang in messages.LANGS:
-        with (SRC / "locale" / "codes" / f"{lang}.po").open("rb") as f:
+        with (SRC / "i18n" / "locale" / "codes" / f"{lang}.po").open("rb") as f:
             general = {str(m.id) for m in read_po(f, locale=lang) if m.id}
         assert general & set(area_catalogue(lang)) == set()
 
@@ -108,7 +109,7 @@ def all_findings() -> list[Finding]:
 
 
 def test_the_findings_of_the_test_lists_cover_every_finding_code() -> None:
-    finding_codes = {c for c in codes_in(SRC / "decks" / "decklist.py")}
+    finding_codes = {c for c in codes_in(SRC / "domain" / "decks" / "decklist.py")}
     assert {f.code for f in all_findings()} == finding_codes
 
 

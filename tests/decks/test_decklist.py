@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from sudya.decks.cards import CardList, CardListError, parse_card_list
-from sudya.decks.decklist import check, compare, parse
-from sudya.decks.squad import SquadError, remedy
-from sudya.rulebooks import loader
+from sudya.domain.decks.cards import CardList, CardListError, parse_card_list
+from sudya.domain.decks.decklist import check, compare, parse
+from sudya.domain.decks.squad import SquadError, remedy
+from sudya.domain.rulebook import loader
 
-SAMPLE = Path(__file__).resolve().parents[2] / "src" / "sudya" / "decks" / "sample-cards.json"
+SAMPLE = (Path(__file__).resolve().parents[2] / "src" / "sudya" / "domain" / "decks"
+          / "sample-cards.json")
 CARDS = CardList(parse_card_list(SAMPLE.read_text(encoding="utf-8"), "json"))
 BOOK = loader.load("berserk")
 FMT = BOOK.formats["constructed"]

@@ -19,12 +19,13 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sudya.decks.cards import Card, CardList, parse_card_list
-from sudya.decks.squad import Draw, remedy, resolve, violations
-from sudya.rulebooks import loader
-from sudya.rulebooks.schema import SquadRules
+from sudya.domain.decks.cards import Card, CardList, parse_card_list
+from sudya.domain.decks.squad import Draw, remedy, resolve, violations
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.schema import SquadRules
 
-SAMPLE = Path(__file__).resolve().parents[2] / "src" / "sudya" / "decks" / "sample-cards.json"
+SAMPLE = (Path(__file__).resolve().parents[2] / "src" / "sudya" / "domain" / "decks"
+          / "sample-cards.json")
 CARDS = CardList(parse_card_list(SAMPLE.read_text(encoding="utf-8"), "json"))
 NAMES = sorted(c.name for c in CARDS.cards.values())
 _BERSERK = loader.load("berserk").squad

@@ -21,7 +21,7 @@ from playwright.sync_api import Locator, Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-PASSWORD = "sudya-demo"  # sudya.services.demo.PASSWORD
+PASSWORD = "sudya-demo"  # sudya.app.demo.PASSWORD
 BERSERK, CLAN, WARGAME = 1, 2, 3  # the demo tournaments' ids, in the order demo.build makes them
 CHROMIUM = "/usr/bin/chromium"
 PHONE = {"viewport": {"width": 390, "height": 844}, "locale": "ru-RU"}

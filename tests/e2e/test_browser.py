@@ -4,7 +4,7 @@ Elements are found by their Russian labels and roles, so these tests also prove 
 UI is wired up (labels tied to fields, buttons named, errors described). Each test saves a
 full-page screenshot of the main page it visits to artifacts/screenshots/.
 
-Demo tournaments (sudya.services.demo): 1 — «Берсерк» (glavsud head judge, sudya floor judge,
+Demo tournaments (sudya.app.demo): 1 — «Берсерк» (glavsud head judge, sudya floor judge,
 igrok is the player alisa); 2 — the clan championship (glavsud organiser);
 3 — the team wargame (sudya senior judge, mladshiy junior judge, who may not rule).
 Players recorded against, one per test: dasha (1), vera and egor (2), alisa (4), gleb (9).

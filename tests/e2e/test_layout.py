@@ -56,7 +56,7 @@ FONT = "DejaVu Sans"  # what the references were made with (Debian's fonts-dejav
 class Screen:
     name: str
     url: str
-    user: str | None  # the demo user signed in (sudya.services.demo.USERS); None: signed out
+    user: str | None  # the demo user signed in (sudya.app.demo.USERS); None: signed out
     primary: str | None = None  # CSS selector of the primary action, on the first screen
     then: Callable[[Page], None] | None = None  # what to do on the page before measuring
     shot: bool = False  # compared with tests/e2e/screenshots/NAME.png

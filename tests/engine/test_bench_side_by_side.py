@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
 
 from replay import CHUNK, SEASONS, admissible, side_by_side  # noqa: E402
 
-from sudya.engine.core import RulesEngine  # noqa: E402
-from sudya.engine.model import Event  # noqa: E402
-from sudya.errors import RuleError  # noqa: E402
+from sudya.domain.engine.core import RulesEngine  # noqa: E402
+from sudya.domain.engine.model import Event  # noqa: E402
+from sudya.domain.errors import RuleError  # noqa: E402
 
 
 def one_after_the_other(book_id: str, events: list[Event], window: int | None) -> int:

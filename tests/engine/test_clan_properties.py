@@ -17,8 +17,8 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sudya.engine.validity import add_months
-from sudya.scenario import replay
+from sudya.app.scenario import replay
+from sudya.domain.engine.validity import add_months
 
 DATES = st.dates(min_value=dt.date(1901, 1, 1), max_value=dt.date(9000, 12, 31))
 SCENARIO_DATES = st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2099, 12, 31))

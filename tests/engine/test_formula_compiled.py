@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from simpleeval import SimpleEval
 
-from sudya.engine.formula import FUNCTIONS, Formula, compiled
-from sudya.rulebooks import loader
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.formula import FUNCTIONS, Formula, compiled
 
 
 def _formulas(value: Any) -> list[Formula]:

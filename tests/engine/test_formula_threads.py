@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from sudya.engine.formula import Formula
-from sudya.scenario import replay
+from sudya.app.scenario import replay
+from sudya.domain.rulebook.formula import Formula
 
 
 def test_one_formula_from_many_threads_sees_each_calls_names() -> None:

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from sudya.engine import state as engine_state
-from sudya.engine import validity
-from sudya.engine.core import RulesEngine
-from sudya.engine.model import (
+from sudya.domain.engine import state as engine_state
+from sudya.domain.engine import validity
+from sudya.domain.engine.core import RulesEngine
+from sudya.domain.engine.model import (
     Correction,
     Event,
     NewTournament,
@@ -29,9 +29,9 @@ from sudya.engine.model import (
     Ruling,
     Tournament,
 )
-from sudya.errors import RuleError
-from sudya.rulebooks import loader
-from sudya.rulebooks.schema import Rulebook
+from sudya.domain.errors import RuleError
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.schema import Rulebook
 
 START = dt.date(2026, 1, 10)
 KINDS = ["disruptive-behaviour", "petty-cheating", "third-party-help", "time-wasting"]

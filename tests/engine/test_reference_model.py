@@ -24,7 +24,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sudya.scenario import replay
+from sudya.app.scenario import replay
 
 LEVELS = ("amateur", "professional", "highest")
 

@@ -4,7 +4,7 @@ another exception (the CLI turns ScenarioError into one line and exit 2).
 The values include what JSON and YAML files can hold and Python can make: NaN and infinities,
 integers of any size (5,000 digits cannot even be printed), lone surrogates, nesting deeper
 than any stack. `sudya.replay` reads them as the file reader and the API do
-(sudya.scenario_file.plain) before the engine sees them.
+(sudya.adapters.scenario_file.plain) before the engine sees them.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sudya
-from sudya.errors import ScenarioError
-from sudya.scenario import replay
+from sudya.app.scenario import replay
+from sudya.domain.errors import ScenarioError
 
 TEXT = st.characters(exclude_categories=())  # every code point, lone surrogates too
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**12), st.integers(),
@@ -132,7 +132,7 @@ CHOICES = st.sampled_from(["min", "max", "warning", "yellow-card", "red-card", "
 @st.composite
 def wellformed(draw: Any) -> dict[str, Any]:
     """Scenarios whose every field has the right type: the rules themselves are exercised."""
-    from sudya.rulebooks import loader
+    from sudya.domain.rulebook import loader
 
     book_id = draw(st.sampled_from(sorted(INFRACTIONS)))
     book = loader.load(book_id)

@@ -1,5 +1,5 @@
 """Standings: where a carried loss is counted, who takes no place, and how the tables are
-ranked (src/sudya/standings.py with the bundled rulebooks' `scoring`).
+ranked (src/sudya/domain/standings.py with the bundled rulebooks' `scoring`).
 
 (a) a sanction whose ruling says it applies to the next match (`applies_to`) is counted in the
     next round's match, on every path: given between matches, made by stacking at the end of
@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from sudya.engine.model import Result, Roster, Ruling, Sanction
-from sudya.rulebooks import loader
-from sudya.scenario import replay
-from sudya.standings import standings
+from sudya.app.scenario import replay
+from sudya.domain.engine.model import Result, Roster, Ruling, Sanction
+from sudya.domain.rulebook import loader
+from sudya.domain.standings import standings
 
 
 def table(scenario: dict[str, Any]) -> dict[str, Any]:

@@ -14,8 +14,8 @@ import gc
 import random
 from typing import Any
 
-from sudya.engine.core import RulesEngine
-from sudya.engine.model import (
+from sudya.domain.engine.core import RulesEngine
+from sudya.domain.engine.model import (
     NewTournament,
     Offence,
     Roster,
@@ -24,8 +24,8 @@ from sudya.engine.model import (
     Sanction,
     Tournament,
 )
-from sudya.errors import RuleError
-from sudya.rulebooks import loader
+from sudya.domain.errors import RuleError
+from sudya.domain.rulebook import loader
 
 START = dt.date(2026, 1, 10)
 KINDS = ("elixirs.forbidden-combat", "interference", "fight.unauthorised-start", "hoops",

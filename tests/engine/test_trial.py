@@ -26,8 +26,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from sudya.engine.core import RulesEngine
-from sudya.engine.model import (
+from sudya.app import snapshots
+from sudya.app.projection import State
+from sudya.domain.engine.core import RulesEngine
+from sudya.domain.engine.model import (
     Appeal,
     ChoiceOption,
     Correction,
@@ -46,11 +48,9 @@ from sudya.engine.model import (
     Sanction,
     Tournament,
 )
-from sudya.errors import RuleError
-from sudya.rulebooks import loader
-from sudya.rulebooks.schema import Detail, Rulebook
-from sudya.services import snapshots
-from sudya.services.projection import State
+from sudya.domain.errors import RuleError
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.schema import Detail, Rulebook
 
 BOOKS = ("berserk", "clan-championship", "team-wargame")
 START = dt.date(2026, 3, 1)

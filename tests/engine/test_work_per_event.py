@@ -1,6 +1,6 @@
 """The engine's work per event does not grow with the history (issue 16: a federation's season).
 
-Work is counted, not timed: the lines of the engine's own code (sudya/engine, and the
+Work is counted, not timed: the lines of the engine's own code (sudya/domain/engine, and the
 rulebook objects it calls) executed for a window of events, traced with sys.settrace — a
 loop over a list counts a line per item, so a walk over a subject's or a team's history
 shows. The same season is measured after a short history and after one ten times longer;
@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from sudya.engine.core import RulesEngine
-from sudya.engine.model import (
+from sudya.domain.engine.core import RulesEngine
+from sudya.domain.engine.model import (
     Appeal,
     Correction,
     EndOfMatch,
@@ -33,8 +33,8 @@ from sudya.engine.model import (
     Roster,
     Tournament,
 )
-from sudya.errors import RuleError
-from sudya.rulebooks import loader
+from sudya.domain.errors import RuleError
+from sudya.domain.rulebook import loader
 
 START = dt.date(2026, 1, 10)
 WINDOW = 400
@@ -105,7 +105,7 @@ def lines_per_event(book_id: str, history: int, window: list[Event] | None = Non
 
     def calls(frame: FrameType, event: str, arg: Any) -> Any:
         name = frame.f_code.co_filename
-        return local if "sudya/engine" in name or "sudya/rulebooks" in name else None
+        return local if "sudya/domain/engine" in name or "sudya/domain/rulebook" in name else None
 
     if window is None:
         window = [next(events) for _ in range(WINDOW)]

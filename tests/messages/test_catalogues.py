@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 import sudya
-from sudya.errors import ScenarioError
-from sudya.messages import LANGS, catalogue, is_code, reason_text, render
-from sudya.scenario import Replay
-from sudya.scenario_file import load_scenario_file
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.scenario import Replay
+from sudya.domain.errors import ScenarioError
+from sudya.i18n.messages import LANGS, catalogue, is_code, reason_text, render
 
 SRC = Path(sudya.__file__).parent
 ROOT = SRC.parents[1]
@@ -117,7 +117,7 @@ def test_a_ruling_rendered_in_russian_has_no_english_and_no_ids(path: Path) -> N
 
 def test_errata_citations_read_in_russian() -> None:
     """§4 E11: a citation of an erratum («regulations.md §4 E9») has no Latin in Russian."""
-    from sudya.messages import source_text
+    from sudya.i18n.messages import source_text
 
     assert source_text("004, таблица; regulations.md §4 E9", "ru") == \
         "004, таблица; разбор регламентов §4, поправка 9"
@@ -126,8 +126,8 @@ def test_errata_citations_read_in_russian() -> None:
 
 def test_a_refusal_in_russian_names_settings_and_values_in_words() -> None:
     """§4 E11: the setting by its name and yes/no in words, not `decklists` and `True`."""
-    from sudya.errors import RuleError
-    from sudya.rulebooks import loader
+    from sudya.domain.errors import RuleError
+    from sudya.domain.rulebook import loader
 
     book = loader.load("berserk")
     error = RuleError("infraction.only-with-setting", field="infraction",
@@ -140,7 +140,7 @@ def test_a_refusal_in_russian_names_settings_and_values_in_words() -> None:
 
 def test_a_choice_not_offered_names_the_options_in_russian() -> None:
     """§4 E11: «min/max» are ids; Russian names the options as the rulebook calls them."""
-    from sudya.rulebooks import loader
+    from sudya.domain.rulebook import loader
 
     book = loader.load("team-wargame")
     scenario = {"rulebook": "team-wargame", "date": "2026-03-01", "players": ["a"],

@@ -14,11 +14,11 @@ import datetime as dt
 
 from sqlalchemy import Engine
 
-from sudya.commands import AddStatement
-from sudya.services.appeals import file_appeal
-from sudya.services.demo import build_into
-from sudya.services.ledger import Actor, Ledger
-from sudya.services.statements import add_statement
+from sudya.app.appeals import file_appeal
+from sudya.app.demo import build_into
+from sudya.app.ledger import Actor, Ledger
+from sudya.app.statements import add_statement
+from sudya.domain.commands import AddStatement
 
 BERSERK, CLAN, WARGAME, EMPTY = 1, 2, 3, 4
 SUSPENSION = "s1"  # the event that suspended dasha

@@ -9,10 +9,10 @@ import pytest
 from fastapi.testclient import TestClient
 from report_scene import BERSERK, SUSPENSION
 
-from sudya.reports import stylesheet_hash
-from sudya.services.demo import PASSWORD
-from sudya.settings import Settings
-from sudya.web.app import create_app
+from sudya.app.demo import PASSWORD
+from sudya.app.settings import Settings
+from sudya.edges.reports import stylesheet_hash
+from sudya.edges.web.app import create_app
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,10 @@ from pypdf import PdfReader
 from report_scene import BERSERK, CLAN, EMPTY, SUSPENSION, WARGAME
 from sqlalchemy.orm import Session
 
-from sudya.db.session import make_engine
-from sudya.reports import judge_csv, render_html, render_pdf
-from sudya.services.ledger import Ledger, LedgerError
-from sudya.services.reports import dq_report, judge_report, penalty_slips, player_record
+from sudya.adapters.db.session import make_engine
+from sudya.app.ledger import Ledger, LedgerError
+from sudya.app.reports import dq_report, judge_report, penalty_slips, player_record
+from sudya.edges.reports import judge_csv, render_html, render_pdf
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sudya.errors import RulebookError
-from sudya.rulebooks import loader
+from sudya.domain.errors import RulebookError
+from sudya.domain.rulebook import loader
 
 DATA = Path(__file__).parent / "data"
 TINY = (DATA / "tiny.yaml").read_text("utf-8")

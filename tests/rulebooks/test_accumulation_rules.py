@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sudya.scenario import replay
-from sudya.scenario_file import load_scenario_file
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.scenario import replay
 
 DATA = Path(__file__).parent / "data"
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from sudya.errors import RulebookError
-from sudya.rulebooks import loader
-from sudya.services import snapshots
+from sudya.app import snapshots
+from sudya.domain.errors import RulebookError
+from sudya.domain.rulebook import loader
 
 DATA = Path(__file__).parent / "data"
 BUNDLED_IDS = ("berserk", "clan-championship", "team-wargame")

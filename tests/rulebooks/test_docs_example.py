@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sudya.rulebooks.lint import lint
-from sudya.scenario import replay
-from sudya.scenario_file import load_scenario_file
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.scenario import replay
+from sudya.domain.rulebook.lint import lint
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rulebook_testkit import TINY
 
-from sudya.rulebooks import drafts, loader
+from sudya.domain.rulebook import drafts, loader
 
 
 def test_the_tiny_rulebook_is_clean_and_its_catalogue_has_a_column_per_level() -> None:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from sudya.errors import RulebookError, ScenarioError
-from sudya.rulebooks import loader
-from sudya.rulebooks.editions import diff, write_precedent
-from sudya.scenario import replay
+from sudya.app.scenario import replay
+from sudya.domain.errors import RulebookError, ScenarioError
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.editions import diff, write_precedent
 
 DAY = dt.date(2026, 4, 1)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rulebook_testkit import TINY, refusal, write
 
-from sudya.rulebooks import loader
-from sudya.scenario import replay
+from sudya.app.scenario import replay
+from sudya.domain.rulebook import loader
 
 # E5: a condition may read a tournament setting, which the rulebook must declare
 NOISE_WAIVED = TINY.replace(
@@ -116,7 +116,7 @@ def test_the_bundled_readings_of_e7_and_e9() -> None:
 
 # E11: amounts are written with their units («75 руды», «−5 очков»)
 def test_amounts_are_written_with_their_units() -> None:
-    from sudya.rulebooks.describe import amount_text
+    from sudya.domain.rulebook.describe import amount_text
 
     wargame, clan = loader.load("team-wargame"), loader.load("clan-championship")
     points = wargame.kind("points")

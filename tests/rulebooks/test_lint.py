@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sudya.rulebooks import loader
-from sudya.rulebooks.lint import Finding, lint, lint_book
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.lint import Finding, lint, lint_book
 
 DATA = Path(__file__).parent / "data"
 BUNDLED_IDS = ("berserk", "clan-championship", "team-wargame")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sudya.messages import catalogue
-from sudya.rulebooks.lint import SEVERITY, Finding, lint
+from sudya.domain.rulebook.lint import SEVERITY, Finding, lint
+from sudya.i18n.messages import catalogue
 
 DATA = Path(__file__).parent / "data"
 PROOF = DATA / "lint-proof.yaml"

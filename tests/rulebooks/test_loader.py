@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from rulebook_testkit import refusal
 
-from sudya.errors import RulebookError, ScenarioError
-from sudya.rulebooks import loader
-from sudya.scenario import replay
-from sudya.scenario_file import load_scenario_file
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.scenario import replay
+from sudya.domain.errors import RulebookError, ScenarioError
+from sudya.domain.rulebook import loader
 
 DATA = Path(__file__).parent / "data"
 BUNDLED_IDS = ("berserk", "clan-championship", "team-wargame")

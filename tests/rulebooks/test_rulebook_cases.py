@@ -1,5 +1,5 @@
-"""A rulebook's own test cases (sudya.rulebook_cases): where they are kept, how each is
-compared, what is bad input; and the editions' days in force (sudya.rulebooks.editions)."""
+"""A rulebook's own test cases (sudya.app.rulebook_cases): where they are kept, how each is
+compared, what is bad input; and the editions' days in force (sudya.domain.rulebook.editions)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from sudya import rulebook_cases
-from sudya.errors import RulebookError
-from sudya.rulebooks import loader
-from sudya.rulebooks.editions import history, in_force_on
+from sudya.app import rulebook_cases
+from sudya.domain.errors import RulebookError
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.editions import history, in_force_on
 
 DATA = Path(__file__).parent / "data"
 BUNDLED_IDS = ("berserk", "clan-championship", "team-wargame")

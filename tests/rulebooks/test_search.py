@@ -1,4 +1,4 @@
-"""Finding an infraction by what a judge types (sudya.rulebooks.search): the words typed are
+"""Finding an infraction by what a judge types (sudya.domain.rulebook.search): the words typed are
 matched by their stems (snowballstemmer, Russian and English), case-insensitive, ё = е — the
 names checked are the bundled berserk rulebook's own."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from sudya.rulebooks import loader
-from sudya.rulebooks.search import find, fold, stem, word_matches
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.search import find, fold, stem, word_matches
 
 
 @pytest.mark.parametrize(("typed", "name"), [

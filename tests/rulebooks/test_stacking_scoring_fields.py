@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from rulebook_testkit import TINY, refusal, write
 
-from sudya.rulebooks import loader
-from sudya.scenario import replay
+from sudya.app.scenario import replay
+from sudya.domain.rulebook import loader
 
 # a tiny rulebook whose warning carries over when given between matches, with stacking
 CARRYING = TINY.replace(

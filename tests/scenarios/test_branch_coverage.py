@@ -27,16 +27,16 @@ from typing import Any
 
 import pytest
 
-from sudya.engine.formula import Formula
-from sudya.errors import ScenarioError
-from sudya.rulebooks import loader
-from sudya.rulebooks.schema import Infraction, Outcome, Rulebook, SanctionSpec
-from sudya.scenario import replay
+from sudya.app.scenario import replay
+from sudya.domain.errors import ScenarioError
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.formula import Formula
+from sudya.domain.rulebook.schema import Infraction, Outcome, Rulebook, SanctionSpec
 
 try:  # the file reader is moving to its own module
-    from sudya.scenario_file import load_scenario_file
+    from sudya.adapters.scenario_file import load_scenario_file
 except ImportError:
-    from sudya.scenario import load_scenario_file  # type: ignore[attr-defined,no-redef]
+    from sudya.app.scenario import load_scenario_file  # type: ignore[attr-defined,no-redef]
 
 HERE = Path(__file__).parent
 

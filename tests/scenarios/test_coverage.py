@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sudya.errors import ScenarioError
-from sudya.rulebooks import loader
-from sudya.scenario_file import load_scenario_file
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.domain.errors import ScenarioError
+from sudya.domain.rulebook import loader
 
 HERE = Path(__file__).parent
 

@@ -1,5 +1,5 @@
 """The quick way of deciding a scenario's plain infractions and results
-(sudya.commands.quick_event) gives exactly what the one decoder gives, or nothing; and a
+(sudya.domain.commands.quick_event) gives exactly what the one decoder gives, or nothing; and a
 JSON file's data checked where orjson put it is what the copying check gives.
 
 Whatever the raw event holds, either the quick way declines it (None: the full way then
@@ -19,13 +19,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sudya import commands, scenario_file
-from sudya.commands import CommandError
-from sudya.engine.model import Event, Roster
-from sudya.errors import ScenarioError
-from sudya.rulebooks import loader
-from sudya.scenario import Replay
-from sudya.scenario_file import MAX_DEPTH, PlainDataError, load_scenario_file, plain, surely_plain
+from sudya.adapters import scenario_file
+from sudya.adapters.scenario_file import (
+    MAX_DEPTH,
+    PlainDataError,
+    load_scenario_file,
+    plain,
+    surely_plain,
+)
+from sudya.app.scenario import Replay
+from sudya.domain import commands
+from sudya.domain.commands import CommandError
+from sudya.domain.engine.model import Event, Roster
+from sudya.domain.errors import ScenarioError
+from sudya.domain.rulebook import loader
 
 HERE = Path(__file__).parent
 SHARED = HERE.parents[1].parent / "shared" / "scenarios"

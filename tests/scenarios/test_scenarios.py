@@ -30,14 +30,14 @@ from typing import Any
 
 import pytest
 
-from sudya.errors import ScenarioError
-from sudya.rulebook_cases import differences  # the comparison `sudya rulebook test` makes too
-from sudya.scenario import replay
+from sudya.app.rulebook_cases import differences  # the comparison `sudya rulebook test` makes too
+from sudya.app.scenario import replay
+from sudya.domain.errors import ScenarioError
 
 try:  # the file reader is moving to its own module
-    from sudya.scenario_file import load_scenario_file
+    from sudya.adapters.scenario_file import load_scenario_file
 except ImportError:
-    from sudya.scenario import load_scenario_file  # type: ignore[attr-defined,no-redef]
+    from sudya.app.scenario import load_scenario_file  # type: ignore[attr-defined,no-redef]
 
 HERE = Path(__file__).parent
 SHARED = HERE.parents[1].parent / "shared" / "scenarios"

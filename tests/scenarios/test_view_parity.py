@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from sudya.errors import ScenarioError
-from sudya.scenario import Replay
-from sudya.scenario_file import load_scenario_file
-from sudya.views import RulingView, _offer, offer_json, ruling_json
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app.scenario import Replay
+from sudya.app.views import RulingView, _offer, offer_json, ruling_json
+from sudya.domain.errors import ScenarioError
 
 HERE = Path(__file__).parent
 SHARED = HERE.parents[1].parent / "shared" / "scenarios"
-BUNDLED = HERE.parents[1] / "src" / "sudya" / "rulebooks" / "bundled" / "cases"
+BUNDLED = HERE.parents[1] / "src" / "sudya" / "domain" / "rulebook" / "bundled" / "cases"
 CASES = (sorted(HERE.glob("*/*.yaml")) + sorted(SHARED.glob("*.yaml"))
          + sorted(BUNDLED.rglob("*.yaml")))
 

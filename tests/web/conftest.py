@@ -5,7 +5,7 @@ fixture is parametrised like tests/db's `db_url`). The marked ones are a represe
 — whatever writes through the ledger or shows what it read back — because the whole folder
 on both would double its time in CI; SUDYA_TEST_WEB_POSTGRES=all runs every test on both.
 
-The demo (sudya.services.demo) is built once per session on each and copied for every test, so a
+The demo (sudya.app.demo) is built once per session on each and copied for every test, so a
 test may record whatever it likes: on SQLite the file is copied, on PostgreSQL a new database
 is made with the demo's as its template.
 """
@@ -23,10 +23,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from postgres_testkit import PostgresServer
-from sudya.services.demo import PASSWORD, build, build_into
-from sudya.services.ledger import Ledger
-from sudya.settings import Settings
-from sudya.web.app import create_app
+from sudya.app.demo import PASSWORD, build, build_into
+from sudya.app.ledger import Ledger
+from sudya.app.settings import Settings
+from sudya.edges.web.app import create_app
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,7 +65,7 @@ def demo_postgres(postgres_server: PostgresServer) -> Iterator[str]:
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh copy of the demo on SQLite or PostgreSQL (request.param), dropped after."""
     if request.param == "sqlite":
-        db = tmp_path / "sudya.db"
+        db = tmp_path / "sudya.adapters.db"
         shutil.copyfile(request.getfixturevalue("demo_template"), db)
         yield f"sqlite:///{db}"
         return

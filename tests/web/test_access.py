@@ -1,6 +1,6 @@
 """Who may read a person's record: staff in the series they hold a role in, a player their own.
 
-The demo (sudya.services.demo): tournament 1 is the series «Кубок «Берсерк»», 2 the clan
+The demo (sudya.app.demo): tournament 1 is the series «Кубок «Берсерк»», 2 the clan
 championship, 3 the team wargame, each a series of its own. `schet` is the scorekeeper of 1
 and 3, `mladshiy` a junior judge of 3, `glavsud` a judge in all three, `igrok` the player
 alisa of 1. veda plays in the clan championship only, boris in the Berserk cup only.
@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from web_testkit import main_of
 
-from sudya.services.ledger import Actor, Ledger
+from sudya.app.ledger import Actor, Ledger
 
 API = "/api/v1"
 BERSERK, CLAN, WARGAME = 1, 2, 3

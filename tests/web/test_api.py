@@ -6,7 +6,7 @@ cited beside each), never taken from the engine. They are compared on the fields
 contract names (scenarios.md: event, subject, infraction, cause, sanctions, pending), so a
 field added to the API's rulings changes nothing here.
 
-The demo (sudya.services.demo), tournament 1 — «Берсерк», professional: results alisa 2-1 boris,
+The demo (sudya.app.demo), tournament 1 — «Берсерк», professional: results alisa 2-1 boris,
 vera 1-1 gleb, dasha 0-2 egor; boris's slow play (e13, floor judge sudya), vera's missed
 trigger that gleb could control too (e14), egor's careless deck list (e15, head judge
 glavsud). 2 — the clan championship: veda's forbidden elixir (e6), then hoops while that
@@ -28,13 +28,13 @@ from fastapi.testclient import TestClient
 from ruamel.yaml import YAML
 
 import sudya
-from sudya.errors import ScenarioError
-from sudya.services import demo
-from sudya.services.ledger import Ledger
+from sudya.app import demo
+from sudya.app.ledger import Ledger
+from sudya.domain.errors import ScenarioError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT.parent / "shared" / "scenarios"
-DEMO_SCENARIO = ROOT / "src" / "sudya" / "demo" / "berserk-demo.yaml"
+DEMO_SCENARIO = ROOT / "src" / "sudya" / "app" / "demo" / "berserk-demo.yaml"
 API = "/api/v1"
 TOURNAMENT = {"berserk": 1, "clan": 2, "wargame": 3}  # the demo's, in the order it builds them
 SANCTION_FIELDS = ("kind", "amount", "score", "subject", "valid_until", "attached")

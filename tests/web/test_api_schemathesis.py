@@ -14,10 +14,10 @@ import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 
-from sudya.services import demo
-from sudya.services.accounts import Throttle
-from sudya.settings import Settings
-from sudya.web.app import create_app
+from sudya.app import demo
+from sudya.app.accounts import Throttle
+from sudya.app.settings import Settings
+from sudya.edges.web.app import create_app
 
 # schemathesis.pytest.from_fixture (a lazy schema) fails on pytest 9 (`Function._nodeid`),
 # so the app and its database are built when the module is collected

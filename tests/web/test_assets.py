@@ -16,11 +16,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from httpx import Response
 
-from sudya.services.demo import PASSWORD
-from sudya.web.app import GZIP_FROM
-from sudya.web.assets import IMMUTABLE, SHORT
+from sudya.app.demo import PASSWORD
+from sudya.edges.web.app import GZIP_FROM
+from sudya.edges.web.assets import IMMUTABLE, SHORT
 
-STATIC = Path(__file__).resolve().parents[2] / "src" / "sudya" / "web" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "src" / "sudya" / "edges" / "web" / "static"
 GZIP = {"Accept-Encoding": "gzip"}
 BUDGET = 150_000  # bytes: the record page with its CSS and scripts, as transferred
 RECORD = "/t/1/record?infraction=procedure.tardiness&player=boris"
@@ -76,7 +76,7 @@ def test_json_is_gzipped_and_small_answers_are_not(client: TestClient) -> None:
 def test_the_event_stream_is_not_gzipped(app: FastAPI, client: TestClient) -> None:
     """Gzip would hold a stream's changes back in its buffer (Starlette leaves
     text/event-stream alone); the stream is made to end at once so the test can read it."""
-    from sudya.web.live import live_of
+    from sudya.edges.web.live import live_of
 
     live_of(app).max_age = 0.05
     token = client.post("/api/v1/login", json={"username": "sudya", "password": PASSWORD}

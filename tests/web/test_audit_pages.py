@@ -9,8 +9,8 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of
 
-from sudya.db.append_only import drop_triggers
-from sudya.services.ledger import Ledger
+from sudya.adapters.db.append_only import drop_triggers
+from sudya.app.ledger import Ledger
 
 BERSERK = 1  # the demo's berserk tournament
 

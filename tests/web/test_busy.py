@@ -16,9 +16,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from web_testkit import form_fields, main_of, record_form
 
-from sudya.services import demo
-from sudya.services.ledger import Ledger
-from sudya.web.app import BUSY_RETRY_AFTER
+from sudya.app import demo
+from sudya.app.ledger import Ledger
+from sudya.edges.web.app import BUSY_RETRY_AFTER
 
 API = "/api/v1"
 BERSERK = 1

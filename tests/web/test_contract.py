@@ -1,6 +1,6 @@
 """One contract for a ruling: what the API answers is what its OpenAPI schema says.
 
-The views (sudya.views) are the scenario output, the API's response models and the pages'
+The views (sudya.app.views) are the scenario output, the API's response models and the pages'
 objects. These tests validate real outputs against the schema the app publishes, so a field
 whose type differs between layers (a dict where a string was declared) fails here, not as a
 500 at a venue.
@@ -17,13 +17,13 @@ import jsonschema_rs
 import pytest
 from fastapi.testclient import TestClient
 
-from sudya.errors import ScenarioError
-from sudya.scenario import replay
-from sudya.scenario_file import load_scenario_file
-from sudya.services import demo
-from sudya.settings import Settings
-from sudya.views import ReplayResult
-from sudya.web.app import create_app
+from sudya.adapters.scenario_file import load_scenario_file
+from sudya.app import demo
+from sudya.app.scenario import replay
+from sudya.app.settings import Settings
+from sudya.app.views import ReplayResult
+from sudya.domain.errors import ScenarioError
+from sudya.edges.web.app import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = sorted((ROOT / "tests" / "scenarios").glob("*/*.yaml")) + sorted(

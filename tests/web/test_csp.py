@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-import sudya.web
-from sudya.web.security import POLICY
+import sudya.edges.web
+from sudya.edges.web.security import POLICY
 
 SignIn = Callable[[str], TestClient]
-WEB = Path(sudya.web.__file__).parent
+WEB = Path(sudya.edges.web.__file__).parent
 PAGES = ["/tournaments", "/t/1", "/t/1/record", "/t/1/record?infraction=gameplay.slow-play",
          "/t/1/people/boris", "/t/1/standings", "/t/1/appeals", "/t/1/pending",
          "/t/1/results", "/t/1/rounds", "/t/1/clock", "/t/1/people", "/t/1/decks",

@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from web_testkit import main_of
 
-from sudya.services.ledger import Ledger
-from sudya.web import views
+from sudya.app.ledger import Ledger
+from sudya.edges.web import views
 
 PLAYERS = ("alisa", "boris", "vera", "gleb", "dasha", "egor")
 

@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, func, select
 
-from sudya.db import deck_models as d
-from sudya.db import models as m
-from sudya.services.ledger import Ledger
+from sudya.adapters.db import deck_models as d
+from sudya.adapters.db import models as m
+from sudya.app.ledger import Ledger
 
 API = "/api/v1"
 SQUAD = ["Вайл", "Вайл", "Самаэль", "Аккения", "Аккения", "Шаммар"]

@@ -18,10 +18,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete, func, select
 from web_testkit import csrf_of, main_of
 
-from sudya.db import deck_models as d
-from sudya.db import models as m
-from sudya.services.decks import register_decklist
-from sudya.services.ledger import Actor, Ledger
+from sudya.adapters.db import deck_models as d
+from sudya.adapters.db import models as m
+from sudya.app.decks import register_decklist
+from sudya.app.ledger import Actor, Ledger
 
 SignIn = Callable[[str], TestClient]
 SQUAD = "Вайл\nВайл\nСамаэль\nАккения\nАккения\nШаммар\n"
@@ -95,7 +95,7 @@ def test_head_judge_sees_every_list_and_what_is_unchecked(signed_in: SignIn,
                                  status.one("span", cls="deck-status").text(), status.text())
     assert [r[0] for r in rows.values()] == ["alisa", "boris", "vera", "gleb", "dasha", "egor"]
     assert rows["deck-alisa"][1:3] == ("Констрактед", "в порядке")
-    # egor's list (sudya.services.demo): no name (002 §1.4 в), «три» not in digits (§1.1 г), two
+    # egor's list (sudya.app.demo): no name (002 §1.4 в), «три» not in digits (§1.1 г), two
     # names hard to read (§1.4 б), 23 cards in the main deck (§1.1 б: at least 40), four
     # copies of «Вампир» (§1.1 д: at most 3) — six findings
     assert rows["deck-egor"][1:3] == ("Констрактед", "есть нарушения")

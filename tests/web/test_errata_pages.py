@@ -2,7 +2,7 @@
 decision reads «ожидает решения», never «Без наказания», and once decided shows the decision's
 sanctions; amounts carry their units; the judge's choice is offered by the options' names.
 
-Demo (sudya.services.demo): tournament 2 — the clan championship, veda's hoops (e7) wait for
+Demo (sudya.app.demo): tournament 2 — the clan championship, veda's hoops (e7) wait for
 the college; tournament 3 — the team wargame, olga's serious cheating (e11) waits for the
 judge's choice (004: from −10 points and a yellow card to 0-20 and a red card). Expected texts
 are written from the regulations and the rulebooks' words, not read from the engine.
@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from web_testkit import Element, csrf_of, main_of
 
-from sudya.services.ledger import Actor, Ledger
+from sudya.app.ledger import Actor, Ledger
 
 SignIn = Callable[[str], TestClient]
 PENDING = "ожидает решения"

@@ -1,5 +1,5 @@
 """The judge's form has the same limits as the API: both go through the one decoder
-(sudya.commands); a refusal stands beside its field and nothing is recorded."""
+(sudya.domain.commands); a refusal stands beside its field and nothing is recorded."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import pytest
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of
 
-from sudya.services.ledger import Ledger
+from sudya.app.ledger import Ledger
 
 BERSERK = 1  # the demo's berserk tournament
 RECORD = f"/t/{BERSERK}/record?infraction=gameplay.missed-trigger&player=boris"
 
 
 def events(ledger: Ledger) -> int:
-    from sudya.services.queries import rulings_json
+    from sudya.app.queries import rulings_json
 
     with ledger.factory() as s:
         return len(rulings_json(s, BERSERK))

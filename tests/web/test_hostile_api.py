@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 from web_testkit import csrf_of
 
-from sudya.db import models as m
-from sudya.services.demo import PASSWORD
-from sudya.services.ledger import Ledger
-from sudya.web.limits import MAX_JSON_BODY, MAX_OTHER_BODY, is_json
+from sudya.adapters.db import models as m
+from sudya.app.demo import PASSWORD
+from sudya.app.ledger import Ledger
+from sudya.edges.web.limits import MAX_JSON_BODY, MAX_OTHER_BODY, is_json
 
 API = "/api/v1"
 JSON = {"content-type": "application/json"}

@@ -16,8 +16,8 @@ import pytest
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of, main_of
 
-from sudya.services.incidents import file_incident, incidents, settle_incident
-from sudya.services.ledger import Actor, Ledger, LedgerError
+from sudya.app.incidents import file_incident, incidents, settle_incident
+from sudya.app.ledger import Actor, Ledger, LedgerError
 
 SignIn = Callable[[str], TestClient]
 BERSERK, WARGAME = 1, 3

@@ -24,10 +24,10 @@ import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from sudya.db.session import make_engine
-from sudya.services.appeals import file_appeal
-from sudya.services.demo import PASSWORD
-from sudya.services.ledger import Actor, Ledger
+from sudya.adapters.db.session import make_engine
+from sudya.app.appeals import file_appeal
+from sudya.app.demo import PASSWORD
+from sudya.app.ledger import Actor, Ledger
 
 BERSERK, CLAN = 1, 2  # demo tournaments
 WAIT = 5.0  # seconds a change may take to arrive (the promise is about 2)

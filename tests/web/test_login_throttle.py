@@ -10,8 +10,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from sudya.services.accounts import AuthError, Throttle
-from sudya.services.demo import PASSWORD
+from sudya.app.accounts import AuthError, Throttle
+from sudya.app.demo import PASSWORD
 
 API = "/api/v1"
 

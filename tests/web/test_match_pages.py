@@ -5,7 +5,7 @@ ledger, nothing changed.
 Expected rulings come from ../shared/spec/regulations.md §1.3 (berserk, 002 «Сложение
 пенальти»): three penalties of one rank for three different infractions give the next rank at
 the end of the match — three warnings give a game loss (with its warning).
-The demo (sudya.services.demo), tournament 1 — «Берсерк», professional: round 1 alisa 2-1
+The demo (sudya.app.demo), tournament 1 — «Берсерк», professional: round 1 alisa 2-1
 boris, vera 1-1 gleb, dasha 0-2 egor; boris's slow play (e13, floor judge sudya); glavsud
 the head judge, sudya a floor judge, schet the scorekeeper, igrok the player alisa.
 """
@@ -19,8 +19,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from web_testkit import csrf_of, main_of
 
-from sudya.db import models as m
-from sudya.services.ledger import Ledger
+from sudya.adapters.db import models as m
+from sudya.app.ledger import Ledger
 
 SignIn = Callable[[str], TestClient]
 WARNINGS = ("procedure.significant", "conduct.minor", "procedure.wrong-opponent")

@@ -1,7 +1,7 @@
 """The judges' pages over HTTP: each page renders in Russian, roles and CSRF are checked on
 every route, decisions and appeals go through the ledger, errors appear beside the field.
 
-Demo tournaments (sudya.services.demo): 1 — «Берсерк» (glavsud head judge + organiser, sudya
+Demo tournaments (sudya.app.demo): 1 — «Берсерк» (glavsud head judge + organiser, sudya
 floor judge, igrok is the player alisa, schet scorekeeper); 2 — the clan championship
 (master and glavsud tournament masters; veda's hoops ruling e7 waits for the college);
 3 — the team wargame (glavsud head judge, sudya senior judge, mladshiy junior judge; olga's
@@ -25,8 +25,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from web_testkit import Element, csrf_of, main_of, table_by_column, table_rows
 
-from sudya.db import models as m
-from sudya.services.ledger import Ledger
+from sudya.adapters.db import models as m
+from sudya.app.ledger import Ledger
 
 ROOT = Path(__file__).resolve().parents[2]
 SignIn = Callable[[str], TestClient]
@@ -156,7 +156,7 @@ def test_anonymous_is_sent_to_sign_in(url: str, client: TestClient) -> None:
 
 
 # ---------------------------------------------------------------------- what the pages show
-# Expected numbers are worked out by hand from the demo (sudya.services.demo) and
+# Expected numbers are worked out by hand from the demo (sudya.app.demo) and
 # ../shared/spec/regulations.md, never read from the engine.
 @pytest.mark.postgresql
 def test_standings_give_the_points_of_the_demo_results(client: TestClient) -> None:
@@ -668,7 +668,7 @@ def test_rulebook_browser_in_russian_and_english(client: TestClient) -> None:
 
 # ---------------------------------------------------------------------- the catalogue
 def test_every_message_has_a_russian_translation(tmp_path: Path) -> None:
-    catalogue = ROOT / "src" / "sudya" / "locale" / "ru.po"
+    catalogue = ROOT / "src" / "sudya" / "i18n" / "locale" / "ru.po"
     with catalogue.open("rb") as f:
         ru = read_po(f, locale="ru")
     pot = tmp_path / "messages.pot"

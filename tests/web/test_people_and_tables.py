@@ -1,6 +1,6 @@
 """People by name and the round's tables in the web app and the API.
 
-The demo (sudya.services.demo) names its players in Russian and pairs two rounds of the
+The demo (sudya.app.demo) names its players in Russian and pairs two rounds of the
 «Берсерк» tournament (1): round 2, the current one, is 1 alisa–egor, 2 vera–boris,
 3 gleb–dasha; the team wargame (3) pairs the teams volki–medvedi at table 1 of round 2; the
 clan championship (2) has no pairings and no seats.
@@ -15,10 +15,10 @@ import pytest
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of, main_of, parse
 
-from sudya.services.clock import start_round
-from sudya.services.demo import PASSWORD
-from sudya.services.ledger import Actor, Ledger
-from sudya.services.people import set_names
+from sudya.app.clock import start_round
+from sudya.app.demo import PASSWORD
+from sudya.app.ledger import Actor, Ledger
+from sudya.app.people import set_names
 
 API = "/api/v1"
 SignIn = Callable[[str], TestClient]

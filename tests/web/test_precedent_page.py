@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from sudya.rulebooks import loader
-from sudya.services import rulebook_store
-from sudya.services.ledger import Ledger
+from sudya.app import rulebook_store
+from sudya.app.ledger import Ledger
+from sudya.domain.rulebook import loader
 
 WARGAME = 3  # the demo's team-wargame tournament: e11, olga's serious cheating, is pending
 

@@ -16,9 +16,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from sudya.services.accounts import Throttle
-from sudya.settings import Settings
-from sudya.web.app import create_app
+from sudya.app.accounts import Throttle
+from sudya.app.settings import Settings
+from sudya.edges.web.app import create_app
 
 API = "/api/v1"
 PYCACHE = Path(tempfile.gettempdir()) / f"sudya-tests-pycache-{os.getuid()}"

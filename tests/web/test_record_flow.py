@@ -17,13 +17,13 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of, form_fields, main_of, record_form
 
-from sudya import commands
-from sudya.rulebooks import loader
-from sudya.services.clock import start_round
-from sudya.services.ledger import Actor, Ledger
-from sudya.services.people import import_pairings
-from sudya.services.recording import undo, undoable
-from sudya.web import preview_token
+from sudya.app.clock import start_round
+from sudya.app.ledger import Actor, Ledger
+from sudya.app.people import import_pairings
+from sudya.app.recording import undo, undoable
+from sudya.domain import commands
+from sudya.domain.rulebook import loader
+from sudya.edges.web import preview_token
 
 BERSERK = 1
 API = "/api/v1"
@@ -322,7 +322,7 @@ def test_undo_is_offered_for_a_short_time_only(ledger: Ledger) -> None:
                         within=120, now=later) is None
         assert undoable(s, tournament=BERSERK, event=recorded.event, user="glavsud",
                         within=120) is None
-    from sudya.services.ledger import LedgerError
+    from sudya.app.ledger import LedgerError
 
     with pytest.raises(LedgerError) as refused:
         undo(ledger, tournament=BERSERK, event=recorded.event, judge="sudya", within=120,

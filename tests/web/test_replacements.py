@@ -5,7 +5,7 @@ organiser's people page and through POST /api/v1/tournaments/{tid}/replacements.
 replacement (registered with it when new) plays for the removed player's team. A refusal is
 shown beside its field (a 422 naming it in the API) and records nothing.
 
-Demo (sudya.services.demo): tournament 3 — the team wargame; glavsud is its head judge and
+Demo (sudya.app.demo): tournament 3 — the team wargame; glavsud is its head judge and
 organiser, sudya its senior judge; ivan and petr play for volki, olga and nina for medvedi.
 """
 
@@ -20,8 +20,8 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of, main_of
 
-from sudya.services import demo
-from sudya.services.ledger import Actor, Ledger
+from sudya.app import demo
+from sudya.app.ledger import Actor, Ledger
 
 SignIn = Callable[[str], TestClient]
 API = "/api/v1/tournaments/3/replacements"

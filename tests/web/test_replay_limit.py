@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from sudya.errors import SudyaError
-from sudya.services import demo
-from sudya.settings import Settings
-from sudya.web.app import create_app
+from sudya.app import demo
+from sudya.app.settings import Settings
+from sudya.domain.errors import SudyaError
+from sudya.edges.web.app import create_app
 
 API = "/api/v1"
 

@@ -2,7 +2,7 @@
 API 409, the form's message beside the field), nothing is stored; a wrong result is corrected
 — from the web app too — and the right score entered in its place, in one transaction.
 
-The demo (sudya.services.demo), tournament 1 — «Берсерк»: round 1 results alisa 2-1 boris,
+The demo (sudya.app.demo), tournament 1 — «Берсерк»: round 1 results alisa 2-1 boris,
 vera 1-1 gleb, dasha 0-2 egor (match points 3/1/0); glavsud is the head judge, schet the
 scorekeeper. Tournament 2 — the clan championship, an annulled fight's extra fight.
 """
@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from web_testkit import csrf_of, main_of, table_rows
 
-from sudya.db import models as m
-from sudya.services.ledger import Ledger, LedgerError
+from sudya.adapters.db import models as m
+from sudya.app.ledger import Ledger, LedgerError
 
 API = "/api/v1"
 SignIn = Callable[[str], TestClient]
@@ -183,7 +183,7 @@ def test_an_annulled_fights_extra_fight_is_not_a_second_result(ledger: Ledger) -
 def many_results(ledger: Ledger, n: int, prefix: str) -> int:
     """`n` more results of vera and gleb in tournament 1 (rounds 100 on, events PREFIX-i), in
     one transaction; how many results the tournament has now."""
-    from sudya.services.queries import result_count
+    from sudya.app.queries import result_count
 
     with ledger.writing(tournament=1) as s:
         for i in range(n):

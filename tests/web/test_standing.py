@@ -14,11 +14,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, update
 
-from sudya.db import models as m
-from sudya.services.accounts import roles_from, roles_in, session_user, standing_in
-from sudya.services.demo import PASSWORD, USERS
-from sudya.services.ledger import Ledger
-from sudya.services.queries import find_tournament
+from sudya.adapters.db import models as m
+from sudya.app.accounts import roles_from, roles_in, session_user, standing_in
+from sudya.app.demo import PASSWORD, USERS
+from sudya.app.ledger import Ledger
+from sudya.app.queries import find_tournament
 
 pytestmark = pytest.mark.postgresql
 

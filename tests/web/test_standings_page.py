@@ -3,7 +3,7 @@ championship takes no place (003 «Дисквалификация команды
 and is listed after the placed teams with «—»; the team wargame's tables are ranked by the
 final result (004), not listed in the order the teams registered.
 
-Demo (sudya.services.demo): tournament 2 — the clan championship, grom (sever) beat lis (yug)
+Demo (sudya.app.demo): tournament 2 — the clan championship, grom (sever) beat lis (yug)
 in round 1; tournament 3 — the team wargame, ivan 12-8 olga, petr 5-15 nina (volki registered
 first, medvedi lead 23 to 17). Expected values are worked out by hand from the demo.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from web_testkit import main_of, table_by_column, table_rows
 
-from sudya.services.ledger import Actor, Ledger
+from sudya.app.ledger import Actor, Ledger
 
 
 def test_a_disqualified_team_is_listed_last_with_no_place(client: TestClient,
@@ -70,7 +70,7 @@ def test_a_kept_table_shows_names_as_they_are_now(client: TestClient, ledger: Le
     """The table is kept until the series changes (services.queries.TABLES); a display name
     changes without an event, so the page reads the names of its lines each time, and a
     result entered makes the table again."""
-    from sudya.services.people import set_names
+    from sudya.app.people import set_names
 
     before = table_by_column(main_of(client.get("/t/1/standings").text).one("table"))
     set_names(ledger, names={"alisa": "Алиса Переименованная"})

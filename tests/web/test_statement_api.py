@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from fastapi.testclient import TestClient
 
-from sudya.services.ledger import Ledger
+from sudya.app.ledger import Ledger
 
 Auth = Callable[[str], dict[str, str]]
 URL = "/api/v1/tournaments/1/events/dq-boris/statements"

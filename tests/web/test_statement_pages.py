@@ -17,8 +17,8 @@ from collections.abc import Callable
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of, main_of
 
-from sudya.services.ledger import Ledger
-from sudya.services.statements import statements_of
+from sudya.app.ledger import Ledger
+from sudya.app.statements import statements_of
 
 SignIn = Callable[[str], TestClient]
 T = 1

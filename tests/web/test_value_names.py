@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from sudya.rulebooks import loader
-from sudya.rulebooks.schema import Detail
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.schema import Detail
 
 
 def test_enum_values_read_in_words(signed_in: Callable[[str], TestClient]) -> None:

@@ -1,0 +1,1 @@
+"""What the application talks to: the database, scenario files."""

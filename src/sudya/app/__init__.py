@@ -1,0 +1,1 @@
+"""The application: one facade (`Sudya`) over the use cases, each call one transaction."""

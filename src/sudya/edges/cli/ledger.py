@@ -1,0 +1,626 @@
+"""Ledger commands: run a whole event from the CLI over SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+
+from sudya.domain.engine.model import Ruling
+from sudya.edges.cli.console import out
+from sudya.edges.cli.main import UsageError, app, cli_lang
+
+if TYPE_CHECKING:
+    from sudya.domain.rulebook.schema import Rulebook
+
+Db = Annotated[str | None, typer.Option("--db", envvar="SUDYA_DATABASE_URL",
+                                        help="database URL (default sqlite:///sudya.adapters.db)")]
+TournamentOpt = Annotated[int, typer.Option("--tournament", "-t", help="tournament id")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
+Actor = Annotated[str, typer.Option("--by", envvar="SUDYA_USER", help="who is writing")]
+
+db_app = typer.Typer(help="База данных / database: upgrade.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Турниры / tournaments: create, list, show.",
+                             no_args_is_help=True)
+player_app = typer.Typer(help="Игроки / players.", no_args_is_help=True)
+team_app = typer.Typer(help="Команды / teams.", no_args_is_help=True)
+judge_app = typer.Typer(help="Судьи / judges.", no_args_is_help=True)
+ledger_app = typer.Typer(help="Журнал / ledger: import-scenario.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(tournament_app, name="tournament")
+app.add_typer(player_app, name="player")
+app.add_typer(team_app, name="team")
+app.add_typer(judge_app, name="judge")
+app.add_typer(ledger_app, name="ledger")
+
+
+def _url(db: str | None) -> str:
+    from sudya.app.settings import Settings
+
+    return db or Settings().database_url
+
+
+def _ledger(db: str | None, *, migrated: bool = True) -> Any:
+    from sudya.adapters.db.migrate import require_current
+    from sudya.adapters.db.session import make_engine
+    from sudya.app.ledger import Ledger
+
+    engine = make_engine(_url(db))
+    if migrated:
+        require_current(engine)
+    return Ledger(engine)
+
+
+def _actor(name: str) -> Any:
+    from sudya.app.ledger import Actor
+
+    return Actor(name=name)
+
+
+def _yaml_value(text: str, field: str) -> Any:
+    """A command-line value read as YAML: 3, true, 2026-03-01, {a: 60, b: 20}, min."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        value = YAML(typ="safe").load(text)
+    except YAMLError:
+        raise UsageError(f"{field}: cannot read {text!r}") from None
+    return value
+
+
+def _details(pairs: list[str], option: str = "--detail") -> dict[str, Any]:
+    details: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"{option}: write key=value, got {pair!r}")
+        details[key.strip()] = _yaml_value(value, f"{option} {key}")
+    return details
+
+
+def _date(text: str | None, field: str) -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"{field}: not an ISO date such as 2026-03-01: {text!r}") from None
+
+
+def _tournament_book(ledger: Any, tournament: int) -> Rulebook | None:
+    """The rulebook (edition) a tournament is judged by; None for an unknown tournament."""
+    from sudya.app.queries import find_tournament
+    from sudya.domain.rulebook import loader
+
+    with ledger.factory() as s:
+        t = find_tournament(s, tournament=tournament)
+    return None if t is None else loader.load(t.series.rulebook, t.edition)
+
+
+def _amount(book: Rulebook | None, kind: str, amount: int | None) -> str:
+    """`: 75 руды` — an amount with its unit, as the pages write it (describe.amount_text)."""
+    from sudya.domain.rulebook.describe import amount_text
+
+    if amount is None:
+        return ""
+    try:
+        spec = book.kind(kind) if book is not None else None
+    except KeyError:
+        spec = None
+    return f": {amount_text(spec, amount, cli_lang()) if spec else amount}"
+
+
+def _print_rulings(rulings: list[Ruling], as_json: bool, book: Rulebook | None = None) -> None:
+    """The rulings as JSON, or as a table (amounts with their units, from `book`)."""
+    from sudya.app.scenario import ruling_json
+    from sudya.i18n.messages import reason_text
+
+    if as_json:
+        sys.stdout.write(json.dumps([ruling_json(r, True) for r in rulings],
+                                    ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table("событие", "кто", "нарушение", "причина", "наказания", "ожидает")
+    for r in rulings:
+        sanctions = ", ".join(
+            s.kind + _amount(book, s.kind, s.amount)
+            + (f" {s.score}" if s.score else "") + (" (+)" if s.attached else "")
+            + (f" → {s.subject}" if s.subject != r.subject else "") for s in r.sanctions)
+        table.add_row(r.event, r.subject, r.infraction or "—", r.cause, sanctions or "—",
+                      "да" if r.pending else "")
+    out.print(table)
+    for r in rulings:
+        for note in r.notes:
+            out.print(f"  {r.event}/{r.subject}: {reason_text(note, cli_lang())}")
+
+
+# ---------------------------------------------------------------------- database
+@db_app.command("upgrade")
+def db_upgrade(db: Db = None) -> None:
+    """Создать или обновить схему. Migrate the database to the newest schema."""
+    from sudya.adapters.db.migrate import head, upgrade
+    from sudya.adapters.db.session import make_engine
+
+    upgrade(make_engine(_url(db)))
+    out.print(f"schema {head()}: {_url(db)}")
+
+
+@app.command()
+def init(db: Db = None) -> None:
+    """Создать базу данных турниров. Create (or migrate) the tournament database."""
+    db_upgrade(db)
+
+
+# ---------------------------------------------------------------------- tournaments
+@tournament_app.command("create")
+def tournament_create(
+    name: Annotated[str, typer.Option(help="tournament name")],
+    series: Annotated[str, typer.Option(help="series (championship) name")],
+    date: Annotated[str, typer.Option(help="ISO date")],
+    rulebook: Annotated[str | None, typer.Option(help="rulebook of a new series")] = None,
+    level: Annotated[str | None, typer.Option()] = None,
+    setting: Annotated[list[str] | None, typer.Option(help="key=value")] = None,
+    by: Actor = "cli",
+    db: Db = None,
+) -> None:
+    """Новый турнир (и серия, если её нет). A new tournament (and series if needed)."""
+    from sudya.app.queries import series_exists
+
+    ledger = _ledger(db)
+    day = _date(date, "--date")
+    assert day is not None
+    settings = _details(setting or [], "--setting")
+    with ledger.factory() as s:
+        exists = series_exists(s, name=series)
+    if not exists and rulebook is None:
+        raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
+    tid = ledger.create_tournament(series=series, name=name, date=day, level=level,
+                                   settings=settings, actor=_actor(by),
+                                   new_series_rulebook=None if exists else rulebook)
+    out.print(str(tid))
+
+
+@tournament_app.command("list")
+def tournament_list(db: Db = None) -> None:
+    """Все турниры. Every tournament with its series, rulebook and edition."""
+    from sudya.app.queries import all_tournaments
+
+    ledger = _ledger(db)
+    table = Table("id", "серия / series", "турнир / tournament", "дата", "регламент", "ред.",
+                  "уровень")
+    with ledger.factory() as s:
+        for t in sorted(all_tournaments(s), key=lambda t: t.id):
+            table.add_row(str(t.id), t.series.name, t.name, t.date.isoformat(),
+                          t.series.rulebook, t.edition, t.level or "—")
+    out.print(table)
+
+
+@tournament_app.command("show")
+def tournament_show(tournament: Annotated[int, typer.Argument()], as_json: JsonOpt = False,
+                    db: Db = None) -> None:
+    """Турнир: участники, судьи, решения. A tournament: people, judges and rulings."""
+    from sudya.app.queries import rulings_json, tournament_summary
+
+    ledger = _ledger(db)
+    with ledger.factory() as s:
+        summary = tournament_summary(s, tournament)
+        rulings = rulings_json(s, tournament)
+    if as_json:
+        whole = {**summary.model_dump(mode="json"), "rulings": rulings}
+        sys.stdout.write(json.dumps(whole, ensure_ascii=False, indent=2) + "\n")
+        return
+    out.print(f"{summary.name} ({summary.series}, {summary.rulebook} "
+              f"ред. {summary.edition}, {summary.date.isoformat()})")
+    out.print("игроки: " + ", ".join(
+        p.handle + (f" [{p.team}]" if p.team else "") for p in summary.players))
+    out.print("судьи: " + ", ".join(f"{j.handle} ({j.role})" for j in summary.judges))
+    table = Table("событие", "кто", "нарушение", "причина", "наказания")
+    for r in rulings:
+        table.add_row(r["event"], r["subject"], r["infraction"] or "—", r["cause"],
+                      ", ".join(s["kind"] for s in r["sanctions"]) or "—")
+    out.print(table)
+
+
+# ---------------------------------------------------------------------- people
+@player_app.command("add")
+def player_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOpt,
+               name: Annotated[str | None, typer.Option()] = None,
+               team: Annotated[str | None, typer.Option()] = None,
+               table: Annotated[int | None, typer.Option()] = None,
+               by: Actor = "cli", db: Db = None) -> None:
+    """Зарегистрировать игрока. Register a player for a tournament."""
+    _ledger(db).add_player(tournament=tournament, handle=handle, name=name, team=team,
+                           table=table, actor=_actor(by))
+
+
+@team_app.command("add")
+def team_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOpt,
+             members: Annotated[str, typer.Option(help="comma-separated players")] = "",
+             name: Annotated[str | None, typer.Option()] = None,
+             by: Actor = "cli", db: Db = None) -> None:
+    """Команда и её игроки. A team (clan) with its members for this tournament."""
+    people = [p.strip() for p in members.split(",") if p.strip()]
+    _ledger(db).add_team(tournament=tournament, handle=handle, name=name, members=people,
+                         actor=_actor(by))
+
+
+@judge_app.command("add")
+def judge_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOpt,
+              role: Annotated[str, typer.Option()],
+              official: Annotated[bool, typer.Option(help="official representative")] = False,
+              name: Annotated[str | None, typer.Option()] = None,
+              by: Actor = "cli", db: Db = None) -> None:
+    """Судья турнира с ролью из регламента. A judge with a role from the rulebook."""
+    _ledger(db).add_judge(tournament=tournament, handle=handle, role=role, official=official,
+                          name=name, actor=_actor(by))
+
+
+# ---------------------------------------------------------------------- events
+@app.command()
+def record(
+    infraction: Annotated[str, typer.Argument(help="infraction id")],
+    tournament: TournamentOpt,
+    player: Annotated[str | None, typer.Option()] = None,
+    team: Annotated[str | None, typer.Option()] = None,
+    judge: Annotated[str | None, typer.Option()] = None,
+    round_: Annotated[int | None, typer.Option("--round")] = None,
+    date: Annotated[str | None, typer.Option(help="ISO date (default: tournament's)")] = None,
+    detail: Annotated[list[str] | None, typer.Option(help="key=value (YAML value)")] = None,
+    choice: Annotated[str | None, typer.Option(help="judge's choice (YAML value)")] = None,
+    event_id: Annotated[str | None, typer.Option("--id")] = None,
+    key: Annotated[str | None, typer.Option(help="idempotency key (a retry records once)")]
+    = None,
+    as_json: JsonOpt = False, by: Actor = "cli", db: Db = None,
+) -> None:
+    """Записать нарушение и решение. Record an infraction; print the rulings."""
+    ledger = _ledger(db)
+    rulings = ledger.record(
+        tournament=tournament, infraction=infraction, player=player, team=team, judge=judge,
+        round=round_, date=_date(date, "--date"), details=_details(detail or []),
+        choice=None if choice is None else _yaml_value(choice, "--choice"),
+        event_id=event_id, idempotency_key=key, actor=_actor(by))
+    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+
+
+@app.command("end-match")
+def end_match(tournament: TournamentOpt,
+              round_: Annotated[int | None, typer.Option("--round")] = None,
+              event_id: Annotated[str | None, typer.Option("--id")] = None,
+              as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+    """Конец матча: сложение пенальти. End of match: stacking checks."""
+    ledger = _ledger(db)
+    _print_rulings(ledger.end_match(tournament=tournament, round=round_, event_id=event_id,
+                                    actor=_actor(by)), as_json,
+                   _tournament_book(ledger, tournament))
+
+
+@app.command()
+def appeal(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
+           outcome: Annotated[str, typer.Option(help="upheld | overturned | frivolous")],
+           judge: Annotated[str | None, typer.Option()] = None,
+           choice: Annotated[str | None, typer.Option()] = None,
+           event_id: Annotated[str | None, typer.Option("--id")] = None,
+           as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+    """Апелляция к главному судье. The head judge's decision on an appeal."""
+    ledger = _ledger(db)
+    rulings = ledger.appeal(
+        tournament=tournament, of=of, outcome=outcome, judge=judge,
+        choice=None if choice is None else _yaml_value(choice, "--choice"),
+        event_id=event_id, actor=_actor(by))
+    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+
+
+@app.command()
+def decide(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
+           judge: Annotated[str | None, typer.Option()] = None,
+           sanctions: Annotated[str | None, typer.Option(
+               help="YAML list, e.g. \"[{kind: fighter-dq}]\"")] = None,
+           choice: Annotated[str | None, typer.Option()] = None,
+           event_id: Annotated[str | None, typer.Option("--id")] = None,
+           as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+    """Решение по ожидающему решению. Decide a pending ruling (college / judge's choice)."""
+    decided = None if sanctions is None else _yaml_value(sanctions, "--sanctions")
+    if decided is not None and not isinstance(decided, list):
+        raise UsageError("--sanctions: a YAML list such as \"[{kind: fighter-dq}]\"")
+    ledger = _ledger(db)
+    rulings = ledger.decide(
+        tournament=tournament, of=of, judge=judge, sanctions=decided,
+        choice=None if choice is None else _yaml_value(choice, "--choice"),
+        event_id=event_id, actor=_actor(by))
+    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+
+
+@app.command()
+def correct(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
+            reason: Annotated[str, typer.Option()],
+            judge: Annotated[str | None, typer.Option()] = None,
+            as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+    """Исправить ошибочную запись (новой записью). Correct a mistaken record."""
+    ledger = _ledger(db)
+    rulings = ledger.correct(tournament=tournament, of=of, judge=judge, reason=reason,
+                             actor=_actor(by))
+    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+
+
+@app.command()
+def result(tournament: TournamentOpt,
+           player_a: Annotated[str, typer.Argument()],
+           player_b: Annotated[str, typer.Argument()],
+           score: Annotated[str, typer.Argument(help="e.g. 2-1 or 12-8")],
+           round_: Annotated[int | None, typer.Option("--round")] = None,
+           by: Actor = "cli", db: Db = None) -> None:
+    """Результат партии или матча. Record a game or match result."""
+    try:
+        a, b = (int(x) for x in score.split("-"))
+    except ValueError:
+        raise UsageError(f"SCORE: write it like 12-8, got {score!r}") from None
+    _ledger(db).record_result(tournament=tournament, players=(player_a, player_b),
+                              score=(a, b), round=round_, actor=_actor(by))
+
+
+# ---------------------------------------------------------------------- reading
+@app.command()
+def standings(tournament: TournamentOpt, as_json: JsonOpt = False, db: Db = None) -> None:
+    """Положение участников. Standings computed from stored results and rulings."""
+    from sudya.app.queries import tournament_standings
+    from sudya.i18n.messages import page_catalogue
+
+    ledger = _ledger(db)
+    with ledger.factory() as s:
+        table_data = tournament_standings(s, tournament)
+    if as_json:
+        sys.stdout.write(json.dumps(table_data, ensure_ascii=False, indent=2) + "\n")
+        return
+    # the columns named as the standings page names them (the pages' catalogue), a status
+    # in words; the JSON keeps the keys
+    words = page_catalogue(cli_lang()).gettext
+
+    def cell(column: str, value: Any) -> str:
+        if column == "status" and isinstance(value, str):
+            return words(value)
+        if isinstance(value, dict):
+            return ""  # a team's breakdown by player: the JSON has it, as the page leaves it
+        return "—" if value is None else str(value)
+
+    rows = table_data["players"]
+    columns = list(next(iter(rows.values()), {}))
+    table = Table("#", words("Player"), *[words(c) for c in columns])
+    for i, (player, row) in enumerate(rows.items(), start=1):
+        table.add_row(str(i), player, *[cell(c, row.get(c)) for c in columns])
+    out.print(table)
+    if table_data.get("teams"):
+        team_columns = list(next(iter(table_data["teams"].values())))
+        teams = Table(words("Team"), *[words(c) for c in team_columns])
+        for team, row in table_data["teams"].items():
+            teams.add_row(team, *[cell(c, row.get(c)) for c in team_columns])
+        out.print(teams)
+
+
+@app.command()
+def history(person: Annotated[str, typer.Argument(help="player id")],
+            on: Annotated[str | None, typer.Option(help="ISO date for valid/expired marks")]
+            = None,
+            as_json: JsonOpt = False, db: Db = None) -> None:
+    """История игрока во всех турнирах. A player's record across tournaments."""
+    from sudya.app.queries import person_history
+
+    ledger = _ledger(db)
+    day = _date(on, "--on") or dt.date.today()
+    with ledger.factory() as s:
+        entries = [e.as_json() for e in person_history(s, person, day)]
+    if as_json:
+        sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2, default=str) + "\n")
+        return
+    table = Table("турнир", "дата", "событие", "нарушение", "причина", "наказание", "срок",
+                  "статус")
+    from sudya.domain.rulebook import loader
+
+    for e in entries:
+        book = loader.load(e["rulebook"], e["edition"])
+        for s_ in e["sanctions"] or [{"kind": "—", "valid_until": None, "state": ""}]:
+            table.add_row(e["tournament"], e["date"], e["event"], e["infraction"] or "—",
+                          e["cause"], s_["kind"] + _amount(book, s_["kind"], s_.get("amount")),
+                          str(s_.get("valid_until") or "—"), s_.get("state", ""))
+    out.print(table)
+
+
+@app.command("export")
+def export(series: Annotated[str, typer.Option(help="series name")],
+           fmt: Annotated[str, typer.Option("--format", help="json or csv")] = "json",
+           output: Annotated[Path | None, typer.Option("--out", help="file (default stdout)")]
+           = None,
+           db: Db = None) -> None:
+    """Выгрузить серию (JSON или CSV). Export a series: rulings, sanctions, results."""
+    from sudya.app.exports import export_csv, export_json
+
+    if fmt not in ("json", "csv"):
+        raise UsageError(f"--format: json or csv, got {fmt!r}")
+    ledger = _ledger(db)
+    with ledger.factory() as s:
+        text = export_json(s, series) if fmt == "json" else export_csv(s, series)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@app.command("import")
+def import_(what: Annotated[str, typer.Argument(help="players, teams or results")],
+            file: Annotated[Path, typer.Argument(help="CSV file")],
+            tournament: TournamentOpt, by: Actor = "cli", db: Db = None) -> None:
+    """Загрузить игроков, команды или результаты из CSV. Import CSV; all rows or none."""
+    from rich.progress import Progress
+
+    from sudya.app.imports import ImportRejected, import_csv
+
+    ledger = _ledger(db)
+    with Progress(console=out, transient=True) as progress:
+        task = progress.add_task(f"{what}: {file.name}", total=None)
+
+        def tick(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        try:
+            count = import_csv(ledger, what, file, tournament=tournament, actor=_actor(by),
+                               progress=tick)
+        except ImportRejected as exc:
+            progress.stop()
+            for line in exc.rejected:
+                sys.stderr.write(f"rejected: {line}\n")
+            raise UsageError(f"{file}: {len(exc.rejected)} row(s) rejected; nothing was "
+                             "imported") from None
+    out.print(f"imported {count} row(s)")
+
+
+@ledger_app.command("import-scenario")
+def import_scenario_cmd(file: Annotated[Path, typer.Argument(help="scenario file")],
+                        name: Annotated[str | None, typer.Option(help="series name")] = None,
+                        db: Db = None) -> None:
+    """Записать сценарий в журнал и вывести прочитанное из базы. Record a scenario; print
+    the rulings and subjects read back from the database."""
+    from sudya.adapters.scenario_file import load_scenario_file
+    from sudya.app.scenario_import import import_scenario, imported_json
+
+    scenario = load_scenario_file(file)
+    ledger = _ledger(db)
+    series = import_scenario(ledger, scenario, name=name)
+    sys.stdout.write(json.dumps(imported_json(ledger, series), ensure_ascii=False, indent=2)
+                     + "\n")
+
+
+# ---------------------------------------------------------------------- audit
+audit_app = typer.Typer(help="Проверка журнала / audit: verify the hash chain.",
+                        no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
+
+
+@audit_app.command("verify")
+def audit_verify(db: Db = None,
+                 series: Annotated[str | None, typer.Option(help="only this series")] = None,
+                 as_json: JsonOpt = False, by: Actor = "cli") -> None:
+    """Проверить цепочку хешей каждой серии и сверить решения с повторным разбором;
+    exit 1 при нарушении. Verify every series' hash chain and its rulings against a replay
+    of its events; exit 1 naming the first record changed, removed or inserted."""
+    from sudya.app.audit import verify
+    from sudya.edges.cli.main import cli_lang
+    from sudya.i18n.messages import render
+
+    audits = verify(_ledger(db), series=series, actor=_actor(by))
+    lang = cli_lang()
+    if as_json:
+        sys.stdout.write(json.dumps([{
+            "series": a.series, "records": a.records, "ok": a.ok, "head": a.head,
+            "problems": [{"code": p.code, "params": p.params,
+                          "text": render(p.code, p.params, lang)} for p in a.problems]}
+            for a in audits], ensure_ascii=False, indent=2) + "\n")
+    else:
+        for a in audits:
+            if a.ok:
+                sys.stdout.write(render("audit.ok", {"series": a.series, "records": a.records},
+                                        lang) + "\n")
+            for p in a.problems:
+                sys.stdout.write(render(p.code, p.params, lang) + "\n")
+        total = sum(a.records for a in audits)
+        problems = sum(len(a.problems) for a in audits)
+        sys.stdout.write(render("audit.summary-ok" if not problems else "audit.summary-failed",
+                                {"records": total, "problems": problems}, lang) + "\n")
+    if not all(a.ok for a in audits):
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------- web app
+user_app = typer.Typer(help="Пользователи / users of the web app.", no_args_is_help=True)
+app.add_typer(user_app, name="user")
+
+
+@user_app.command("add")
+def user_add(username: Annotated[str, typer.Argument()],
+             password: Annotated[str, typer.Option(prompt=True, hide_input=True,
+                                                   envvar="SUDYA_NEW_PASSWORD")],
+             name: Annotated[str | None, typer.Option()] = None,
+             person: Annotated[str | None, typer.Option(help="the player this user is")]
+             = None,
+             role: Annotated[list[str] | None, typer.Option(
+                 help="TOURNAMENT:ROLE (organiser, scorekeeper, player)")] = None,
+             db: Db = None) -> None:
+    """Учётная запись веб-приложения. Add a web app account (argon2 password hash)."""
+    from sudya.app.accounts import add_user
+
+    roles: list[tuple[int, str]] = []
+    for item in role or []:
+        tid, sep, what = item.partition(":")
+        if not sep or not tid.isdigit():
+            raise UsageError(f"--role: write TOURNAMENT:ROLE, got {item!r}")
+        roles.append((int(tid), what))
+    add_user(_ledger(db), username=username, password=password, display_name=name,
+             person=person, roles=roles)
+    out.print(f"{username}")
+
+
+@user_app.command("revoke-sessions")
+def user_revoke(username: Annotated[str, typer.Argument()], db: Db = None) -> None:
+    """Закрыть все сессии пользователя. Sign a user out everywhere."""
+    from sudya.app.accounts import sign_out_everywhere
+
+    count = sign_out_everywhere(_ledger(db), username=username)
+    if count is None:
+        raise UsageError(f"USERNAME: unknown user {username!r}")
+    out.print(f"{count}")
+
+
+# seconds a stopping server lets its requests finish: the phones' live event streams
+# (web.live) never finish by themselves, and uvicorn would wait for them for ever
+SHUTDOWN_GRACE = 5
+
+
+@app.command()
+def serve(demo: Annotated[bool, typer.Option(help="a fresh demo database (SQLite)")] = False,
+          host: Annotated[str, typer.Option()] = "127.0.0.1",
+          port: Annotated[int, typer.Option()] = 8000,
+          workers: Annotated[int, typer.Option(
+              min=1, max=64, help="uvicorn processes (each its own pool and engine cache; "
+                                  "the database keeps them in step)")] = 1,
+          db: Db = None) -> None:
+    """Веб-приложение судей. Serve the judges' web app (and the JSON API)."""
+    import uvicorn
+
+    if demo:
+        from sudya.app.demo import PASSWORD, USERS, build
+
+        path = Path(db.removeprefix("sqlite:///")) if db else Path("sudya-demo.db")
+        build(path)
+        db = f"sqlite:///{path}"
+        out.print(f"Демо / demo: http://{host}:{port}/  база / database: {path}")
+        for username, (display, _person, _roles) in USERS.items():
+            out.print(f"  {username} / {PASSWORD}  — {display}")
+    if db:
+        os.environ["SUDYA_DATABASE_URL"] = db  # the app reads its Settings from the environment
+    # the CLI names the web app and never imports it (the layers, docs/architecture.md);
+    # uvicorn believes no X-Forwarded-For: the app does, from SUDYA_TRUSTED_PROXIES only
+    if workers == 1:
+        uvicorn.run("sudya.edges.web.app:create_app", factory=True, host=host, port=port,
+                    log_level="info", proxy_headers=False,
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE)
+        return
+    import contextlib
+    import socket
+
+    from uvicorn.supervisors import Multiprocess
+
+    config = uvicorn.Config("sudya.edges.web.app:create_app", factory=True, host=host, port=port,
+                            workers=workers, log_level="info", proxy_headers=False,
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE)
+    # uvicorn binds the workers' socket with proto 0, and asyncio sets TCP_NODELAY only on
+    # IPPROTO_TCP sockets: marked as TCP here, or every keep-alive request past the first
+    # waits ~40 ms for a delayed ACK (Kludex/uvicorn#3149)
+    bound = config.bind_socket()
+    sock = socket.socket(bound.family, bound.type, socket.IPPROTO_TCP, fileno=bound.detach())
+    sock.set_inheritable(True)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run does
+        Multiprocess(config, sockets=[sock]).run()

@@ -1,0 +1,161 @@
+"""What every page and API call needs: the database session, the user, CSRF, rendering."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.orm import Session
+from starlette.types import Receive, Scope, Send
+
+from sudya.app.accounts import (
+    AuthError,
+    Roles,
+    Standing,
+    csrf_ok,
+    csrf_token,
+    roles_from,
+    roles_in,
+    session_user,
+    standing_in,
+)
+from sudya.app.ledger import Ledger
+from sudya.app.queries import find_tournament
+from sudya.app.views import TournamentView, UserView
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.schema import Rulebook
+from sudya.edges.web import i18n
+from sudya.edges.web.asgi import HttpMiddleware
+
+COOKIE = "sudya_session"
+
+
+class LoginRequired(Exception):
+    """An HTML page needs a signed-in user: redirect to the login page."""
+
+
+_UNREAD: Any = object()  # the user is looked up on first use
+
+
+@dataclass
+class Ctx:
+    """A request's read session and signed-in user, both opened on first use: in the thread
+    the endpoint or its dependency runs in, so that building the context takes no trip to
+    the thread pool (FastAPI runs each `def` dependency in a trip of its own)."""
+
+    request: Request
+    token: str | None
+    data: dict[str, Any] = field(default_factory=dict)
+    _session: Session | None = None
+    _user: UserView | None = _UNREAD
+    _standings: dict[int, Standing] = field(default_factory=dict)
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            self._session = self.ledger.factory()
+        return self._session
+
+    @property
+    def user(self) -> UserView | None:
+        if self._user is _UNREAD:
+            self._user = session_user(self.session, self.token)
+        return self._user
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    @property
+    def ledger(self) -> Ledger:
+        ledger: Ledger = self.request.app.state.ledger
+        return ledger
+
+    @property
+    def csrf(self) -> str:
+        return csrf_token(self.request.app.state.secret, self.token) if self.token else ""
+
+    def check_csrf(self, given: str | None) -> None:
+        """Every state-changing request carries the session's CSRF token (form or header)."""
+        if self.request.headers.get("authorization", "").lower().startswith("bearer "):
+            return  # API clients with a bearer token are not exposed to CSRF
+        given = given or self.request.headers.get("x-csrf-token")
+        if not csrf_ok(self.request.app.state.secret, self.token, given):
+            raise AuthError(i18n.gettext("The form has expired; reload the page and try "
+                                         "again."), status=403)
+
+    def need_user(self) -> UserView:
+        if self.user is None:
+            raise LoginRequired
+        return self.user
+
+    def read_standing(self, tid: int) -> None:
+        """Read the user, tournament `tid` and the user's roles in it in one statement (when
+        the user is not read yet), for `user` and `tournament` to answer from."""
+        if self._user is _UNREAD and tid not in self._standings:
+            found = self._standings[tid] = standing_in(self.session, self.token, tid)
+            self._user = found.user
+
+    def tournament(self, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
+        self.read_standing(tid)
+        found = self._standings.get(tid)
+        t = find_tournament(self.session, tournament=tid) if found is None else found.tournament
+        if t is None:
+            raise AuthError(i18n.gettext("No such tournament."), status=404)
+        book = loader.load(t.series.rulebook, t.edition)
+        if found is None:
+            return t, book, roles_in(self.session, self.user, t, book)
+        return t, book, roles_from(self.user, found.roles, t, book)
+
+    def render(self, template: str, status: int = 200, block: str | None = None,
+               **data: Any) -> Response:
+        templates = self.request.app.state.templates
+        context = {"user": self.user, "csrf": self.csrf, "lang": i18n.current_lang.get(),
+                   "path": self.request.url.path, **data}
+        extra = {"block_name": block} if block is not None else {}
+        response: Response = templates.TemplateResponse(self.request, template, context,
+                                                        status_code=status, **extra)
+        return response
+
+
+CONTEXTS = "sudya.contexts"  # the scope's list of the request's contexts, closed at its end
+
+
+async def get_ctx(request: Request) -> Ctx:
+    """The request's context (its session and user are read on first use; services open
+    their own transactions), closed by `ClosingContexts` when the request ends. A plain
+    dependency, not one with `yield`: FastAPI's exit stack, shielded from cancellation, cost
+    more of the event loop than closing the session itself."""
+    token = request.cookies.get(COOKIE)
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        token = auth[7:].strip()
+    ctx = Ctx(request=request, token=token)
+    request.scope[CONTEXTS].append(ctx)
+    return ctx
+
+
+class ClosingContexts(HttpMiddleware):
+    """ASGI middleware: the sessions the request's contexts opened are closed once its
+    response is sent, or it failed. A read session holds no transaction
+    (db.session.session_factory), so closing it sends nothing to the database."""
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        contexts: list[Ctx] = []
+        scope[CONTEXTS] = contexts
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            for ctx in contexts:
+                ctx.close()
+
+
+def forbid(message: str) -> AuthError:
+    return AuthError(message, status=403)
+
+
+def see_other(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)

@@ -1,0 +1,253 @@
+"""HTML pages for judges on a phone: every form works without JavaScript; htmx makes it quick."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import Response
+
+from sudya.app.accounts import AuthError, readable_record, sign_in, sign_out, staff_series
+from sudya.app.appeals import requests as appeal_requests
+from sudya.app.appeals import waiting as appeals_waiting
+from sudya.app.clock import round_clock
+from sudya.app.incidents import waiting as incidents_waiting
+from sudya.app.ledger import LedgerError
+from sudya.app.matches import standing_events
+from sudya.app.people import display_names, people_names, person_name
+from sudya.app.queries import (
+    all_tournaments,
+    person_history,
+    rulings_json,
+    series_rulebooks,
+    standings_page,
+    tournament_summary,
+)
+from sudya.app.readback import stored_reason
+from sudya.app.recording import series_incident_notes
+from sudya.app.statements import dq_events
+from sudya.app.views import PeopleNamesView, TournamentSummaryView
+from sudya.domain.engine.model import Ruling
+from sudya.domain.errors import SudyaError
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.describe import explain
+from sudya.domain.rulebook.schema import Infraction, Rulebook
+from sudya.edges.web import i18n, views
+from sudya.edges.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
+from sudya.edges.web.pages_audit import check_view
+from sudya.edges.web.pages_tables import dashboard_context
+from sudya.edges.web.recorded import notice as record_notice
+from sudya.edges.web.recorded import with_notes
+
+router = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
+
+
+# ---------------------------------------------------------------------- session
+@router.get("/")
+def home(ctx: C) -> Response:
+    return see_other("/tournaments")
+
+
+@router.get("/login")
+def login_form(ctx: C, next: str = "/tournaments") -> Response:
+    return ctx.render("login.html", next=_safe_next(next), errors={}, username="")
+
+
+@router.post("/login")
+def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = "",
+                 password: Annotated[str, Form()] = "",
+                 next: Annotated[str, Form()] = "/tournaments") -> Response:
+    address = request.client.host if request.client else "?"
+    try:
+        user, token = sign_in(ctx.ledger, username=username.strip(), password=password,
+                              throttle=request.app.state.throttle, address=address)
+    except AuthError as exc:
+        message = (i18n.error(exc) if exc.status == 429
+                   else _("Wrong username or password."))
+        page = ctx.render("login.html", status=exc.status, next=_safe_next(next),
+                          errors={"password": message}, username=username)
+        if exc.retry_after is not None:
+            page.headers["Retry-After"] = str(exc.retry_after)
+        return page
+    response = see_other(_safe_next(next))
+    response.set_cookie(COOKIE, token, httponly=True, samesite="lax",
+                        max_age=7 * 86400, secure=request.url.scheme == "https")
+    if user.lang and "lang" not in request.cookies:
+        response.set_cookie("lang", user.lang, max_age=365 * 86400, samesite="lax")
+    return response
+
+
+@router.post("/logout")
+def logout(ctx: C, csrf: Annotated[str, Form()] = "") -> Response:
+    ctx.check_csrf(csrf)
+    sign_out(ctx.ledger, token=ctx.token)
+    response = see_other("/login")
+    response.delete_cookie(COOKIE)
+    return response
+
+
+def _safe_next(url: str) -> str:
+    return url if url.startswith("/") and not url.startswith("//") else "/tournaments"
+
+
+# ---------------------------------------------------------------------- tournaments
+@router.get("/tournaments")
+def tournaments(ctx: C) -> Response:
+    return ctx.render("tournaments.html", tournaments=all_tournaments(ctx.session))
+
+
+@router.get("/t/{tid}")
+def dashboard(ctx: C, tid: int, recorded: str | None = None,
+              undone: str | None = None) -> Response:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.names:
+        raise forbid(_("You have no role in this tournament."))
+    # the current round's tables, the players found (?q=), what waits for the head judge;
+    # the names and teams shown come from the players read for the tables (for a player,
+    # who sees no tables, from the tournament's summary)
+    board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))
+    people = board.pop("people")
+    summary: TournamentSummaryView | PeopleNamesView = (
+        people_names(people) if people is not None else tournament_summary(ctx.session, tid))
+    every = rulings_json(ctx.session, tid)
+    if not roles.can("view-all"):
+        every = [r for r in every if r["subject"] == roles.person]
+    # only the rulings shown are made ready for the page (names, choices, what settled
+    # them): those pending, the latest ten, and those of the event just recorded or undone
+    told = undone or recorded
+    waiting = [r for r in every if r["pending"]]
+    newest = every[:-11:-1]
+    about = [r for r in every if told and (r["event"] == told or (
+        r.get("revokes") == told and r["cause"] == "correction"))]
+    shown = list({id(r): r for r in waiting + newest + about}.values())
+    ready = dict(zip(map(id, shown), views.rulings(book, shown, among=every,
+                                                     names=summary.names), strict=True))
+    pending = [ready[id(r)] for r in waiting]
+    latest = [ready[id(r)] for r in newest]
+    # the head judge's «исправить» on a ruling that still stands (pages_match)
+    correctable = set(standing_events(every)) if roles.can("decide") else set()
+    if roles.can("view-all"):  # the judges' accounts of the incidents (pages_record)
+        with_notes(ctx, tid, pending + latest)
+    # after a ruling was recorded or undone: it in words, and the undo for a short time
+    notice = record_notice(ctx, tid, book, [ready[id(r)] for r in about], told,
+                           undone=bool(undone), may_undo=roles.can("decide"))
+    clock = round_clock(ctx.session, t.id)
+    board["waiting"] = {"appeals": appeals_waiting(ctx.session, tid)
+                        if roles.can("hear-appeals") else None,
+                        "incidents": incidents_waiting(ctx.session, tournament=tid)
+                        if roles.can("rule") else None}
+    # the head judge and the organiser see the ledger's last verification (pages_audit)
+    audit = ({"check": check_view(ctx, tid)}
+             if roles.can("hear-appeals") or roles.can("manage") else None)
+    # a disqualification's statements for its report (pages_statements)
+    dqs = {d.event for d in dq_events(ctx.session, tournament=tid)}
+    return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
+                      pending=pending, latest=latest, recorded=recorded, clock=clock,
+                      **board, audit=audit, notice=notice, correctable=correctable,
+                      dqs=dqs)
+
+
+# ---------------------------------------------------------------------- record a ruling
+# the routes are in pages_record; the preview's explanation and the history are shared here
+def _explained(book: Rulebook, r: Ruling) -> dict[str, Any]:
+    """A ruling with everything a judge needs to see before confirming."""
+    inf: Infraction | None = book.infraction(r.infraction) if r.infraction else None
+    exp = explain(book, inf, i18n.current_lang.get()) if inf else None
+    return {
+        "ruling": r,
+        "infraction_name": i18n.text(inf.name) if inf else "",
+        "sanctions": [{"name": i18n.text(book.kind(s.kind).name), "kind": s.kind,
+                       "amount": s.amount, "amount_text": views.amount(book, s.kind, s.amount),
+                       "score": s.score, "attached": s.attached,
+                       "subject": s.subject if s.subject != r.subject else None,
+                       "valid_until": s.valid_until} for s in r.sanctions],
+        "cause": i18n.cause(r.cause),
+        # the interpretations and the source are shown from the rulebook itself below
+        "notes": [i18n.reason(n, book) for n in r.notes
+                  if n.code not in ("rule.interpretation", "rule.source")],
+        "source": i18n.source(inf.source) if inf else "",
+        "interpretations": [i18n.source(n) for n in exp.interpretations] if exp else [],
+        "conflicts": [i18n.source(n) for n in exp.conflicts] if exp else [],
+        "cells": {_level_name(book, lv): cell for lv, cell in (exp.cells if exp else {}).items()},
+    }
+
+
+def _level_name(book: Rulebook, level: str) -> str:
+    names = {lv.id: i18n.text(lv.name) for lv in book.levels}
+    return names.get(level, level)
+
+
+def _history(ctx: Ctx, handle: str | None) -> list[dict[str, Any]]:
+    """The person's latest rulings, named as a judge reads them."""
+    if not handle:
+        return []
+    # the judge sees the rulings of the series they hold a role in, not the person's others
+    scope = staff_series(ctx.session, ctx.need_user())
+    try:
+        entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today(),
+                                                         series=scope)[-10:]]
+    except LedgerError:
+        return []
+    return [readable_entry(e) for e in entries]
+
+
+def readable_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A history entry with the rulebook's names for its infraction and sanctions."""
+    book = loader.load(entry["rulebook"], entry["edition"])
+    inf = book.infraction(entry["infraction"]) if entry["infraction"] else None
+    kinds = {k.id: i18n.text(k.name) for k in book.sanctions}
+    return {**entry,
+            "infraction_name": i18n.text(inf.name) if inf else (entry["infraction"] or "—"),
+            "cause_name": i18n.cause(entry["cause"]),
+            "sanctions": [{**sn, "name": kinds.get(sn["kind"], sn["kind"]),
+                           "amount_text": views.amount(book, sn["kind"], sn.get("amount")),
+                           "state_name": _(sn["state"])} for sn in entry["sanctions"]]}
+
+
+# ---------------------------------------------------------------------- records
+@router.get("/t/{tid}/people/{handle}")
+def person(ctx: C, tid: int, handle: str) -> Response:
+    user = ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    # staff: a person of this series, and of the record the series they hold a role in
+    scope = readable_record(ctx.session, user, t, handle)
+    entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today(),
+                                                   series=scope)]
+    rulebook_of = series_rulebooks(ctx.session)
+    for e in entries:  # names in the reader's language, from the edition each ruling used
+        try:
+            their = loader.load(rulebook_of[e["series"]], e["edition"])
+        except (KeyError, SudyaError):
+            their = book
+        e["infraction_name"] = views.infraction_name(their, e["infraction"])
+        e["cause_text"] = i18n.cause(e["cause"])
+        e["sanctions"] = views.sanctions(their, e["sanctions"])
+        # an appeal's outcome is in its note (upheld, overturned, frivolous)
+        e["outcome"] = [i18n.reason(stored_reason(n), their) for n in e["reasons"]
+                        if e["cause"] == "appeal"]
+    views.settle_record(entries)
+    if roles.can("view-all"):  # the judges' accounts of the incidents, for the staff
+        notes = series_incident_notes(ctx.session, {(e["series"], e["event"]) for e in entries})
+        for e in entries:
+            e["incident"] = notes.get((e["series"], e["event"]))
+    appeals = [{**a, "outcome": views.outcome_text(a["decision"]["outcome"])
+                if a["decision"] else None}
+               for a in appeal_requests(ctx.session, tid) if a["appellant"] == handle]
+    dqs = {d.event for d in dq_events(ctx.session, tournament=tid)}  # their statements
+    return ctx.render("person.html", t=t, book=book, handle=handle, entries=entries,
+                      appeals=appeals, name=person_name(ctx.session, handle=handle), dqs=dqs)
+
+
+@router.get("/t/{tid}/standings")
+def standings(ctx: C, tid: int, page: int = 1, q: str = "") -> Response:
+    t, book, roles = ctx.tournament(tid)  # public: no sign-in needed
+    # a page of the players' lines (a large open tournament has thousands), or those found
+    table = standings_page(ctx.session, tid, page=min(max(page, 1), 100_000), q=q[:100])
+    # the names of the lines shown, not of every player
+    shown = [*table.players, *table.teams]
+    return ctx.render("standings.html", t=t, book=book, table=table,
+                      names=display_names(ctx.session, tournament=tid, only=shown))

@@ -1,0 +1,137 @@
+"""The organiser's page: register players, teams and judges for a tournament."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from sudya.app.ledger import LedgerError
+from sudya.app.queries import tournament_subjects, tournament_summary
+from sudya.app.views import TournamentView
+from sudya.domain import commands
+from sudya.domain.rulebook.schema import Rulebook
+from sudya.edges.web import forms, i18n, views
+from sudya.edges.web.context import Ctx, forbid, get_ctx
+
+router = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
+FORMS = {
+    "player": ("handle", "name", "team", "table"),
+    "team": ("handle", "name", "members"),
+    "judge": ("handle", "name", "role", "official"),
+}
+
+
+def _organiser(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook]:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("manage"):
+        raise forbid(_("Only the tournament's organiser manages its people."))
+    return t, book
+
+
+REPLACEMENT = ("replace", "by", "name", "army", "coach")
+
+
+def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
+          **data: Any) -> Response:
+    summary = tournament_summary(ctx.session, t.id)
+    roles = [(rid, i18n.text(role.name)) for rid, role in book.roles.items()]
+    # who may be replaced: the players removed from this tournament (§4 E9)
+    removed = [p for p, v in tournament_subjects(ctx.session, tournament=t.id).items()
+               if v.status == "removed" and p not in summary.teams]
+    defaults: dict[str, Any] = {"form": "", "values": {}, "errors": {}, "added": None,
+                                "replaced": None}
+    return ctx.render("manage.html", status=status, t=t, book=book, summary=summary,
+                      role_names=roles, role_of=dict(roles), removed=removed,
+                      **{**defaults, **data})
+
+
+@router.get("/t/{tid}/people")
+def people(ctx: C, tid: int, added: str | None = None,
+           replaced: str | None = None) -> Response:
+    t, book = _organiser(ctx, tid)
+    return _page(ctx, t, book, added=added, replaced=replaced)
+
+
+@router.post("/t/{tid}/people/replacement")
+def replacement(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
+    """A removed player's replacement (regulations.md §4 E9), registered with the roster
+    change in one transaction: a refusal stands beside its field and records nothing."""
+    t, book = _organiser(ctx, tid)
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {k: str(form.get(k, "")).strip() for k in REPLACEMENT}
+    errors: dict[str, str] = {}
+    for field in ("replace", "by"):
+        if not values[field]:
+            errors[field] = _("Required.")
+    for field, most in (("by", 100), ("name", 200)):  # the columns' widths
+        if len(values[field]) > most:
+            errors[field] = _("At most %(n)s characters.", n=most)
+    if not errors:
+        try:  # the limits of a roster change are the commands', as in the API
+            cmd = commands.decode("roster", {
+                "replace": values["replace"], "by": values["by"],
+                "army": values["army"] or None, "coach": bool(values["coach"])})
+        except commands.CommandError as exc:
+            errors[views.error_field(exc.field, REPLACEMENT, "replace")] = i18n.error(exc)
+    if not errors:
+        assert isinstance(cmd, commands.ChangeRoster) and cmd.replace and cmd.by
+        try:
+            ctx.ledger.replace_player(tournament=tid, removed=cmd.replace, by=cmd.by,
+                                      army=cmd.army, coach=cmd.coach,
+                                      name=values["name"] or None,
+                                      idempotency_key=views.form_key(form),
+                                      actor=views.actor(ctx))
+        except LedgerError as exc:
+            errors[views.error_field(exc.field, REPLACEMENT, "replace")] = i18n.error(exc, book)
+        else:
+            return views.done(request, f"/t/{tid}/people?replaced={cmd.by}")
+    return _page(ctx, t, book, status=422, form="replacement", values=values, errors=errors)
+
+
+@router.post("/t/{tid}/people")
+def people_add(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
+    t, book = _organiser(ctx, tid)
+    ctx.check_csrf(str(form.get("csrf", "")))
+    which = str(form.get("form", ""))
+    if which not in FORMS:
+        raise forbid(_("Unknown form."))
+    values = {k: str(form.get(k, "")).strip() for k in FORMS[which]}
+    errors: dict[str, str] = {}
+    if not values["handle"]:
+        errors["handle"] = _("Required.")
+    for field, most in (("handle", 100), ("name", 200)):  # the columns' widths
+        if len(values.get(field, "")) > most:
+            errors[field] = _("At most %(n)s characters.", n=most)
+    if any(len(handle) > 100 for handle in values.get("members", "").replace(",", " ").split()):
+        errors["members"] = _("At most %(n)s characters.", n=100)
+    table = values.get("table", "")
+    if table and forms.whole_number(table) is None:
+        errors["table"] = _("A whole number.")
+    if not errors:
+        actor = views.actor(ctx)
+        try:
+            if which == "player":
+                ctx.ledger.add_player(tournament=tid, handle=values["handle"],
+                                      name=values["name"] or None,
+                                      team=values["team"] or None,
+                                      table=int(table) if table else None, actor=actor)
+            elif which == "team":
+                members = [p for p in values["members"].replace(",", " ").split() if p]
+                ctx.ledger.add_team(tournament=tid, handle=values["handle"],
+                                    name=values["name"] or None, members=members,
+                                    actor=actor)
+            else:
+                ctx.ledger.add_judge(tournament=tid, handle=values["handle"],
+                                     role=values["role"], official=bool(values["official"]),
+                                     name=values["name"] or None, actor=actor)
+        except LedgerError as exc:
+            errors[exc.field if exc.field in FORMS[which] else "handle"] = \
+                i18n.error(exc)
+        else:
+            return views.done(request, f"/t/{tid}/people?added={values['handle']}")
+    return _page(ctx, t, book, status=422, form=which, values=values, errors=errors)

@@ -1,0 +1,239 @@
+"""The judge's record form: find the infraction, see the ruling, confirm it, take it back.
+
+Four taps from the dashboard: a table (the pairings' links, `?table=N&player=…`), the player,
+the infraction (the tournament's most used first; found by the stems of the words typed), and
+confirm — with the player and the infraction known, the form opens with the ruling already
+previewed, the round prefilled from the round clock or the last ruling.
+
+A preview is bound to what it previewed. The preview and the confirm are one form: the confirm
+button sends the fields as they are on the screen, with the preview's token (web.preview_token:
+an HMAC over the decoded command, the tournament and the user). The server decodes the fields
+again and refuses a confirm whose command is not the one previewed (422, the form again,
+nothing recorded); static/record.js also clears the preview as soon as a field changes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from sudya.app.ledger import LedgerError
+from sudya.app.queries import rulings_json, tournament_summary
+from sudya.app.recording import current_round, display_names, infraction_use, undo
+from sudya.app.recording import table_players as players_at
+from sudya.app.views import TournamentSummaryView, TournamentView
+from sudya.domain import commands
+from sudya.domain.errors import SudyaError
+from sudya.domain.rulebook.schema import Infraction, Rulebook
+from sudya.edges.web import forms, i18n, preview_token, recorded, views
+from sudya.edges.web.app import BUSY_RETRY_AFTER
+from sudya.edges.web.context import Ctx, forbid, get_ctx
+from sudya.edges.web.pages import _explained, _history
+
+router = APIRouter(include_in_schema=False)
+C = Annotated[Ctx, Depends(get_ctx)]
+_ = i18n.gettext
+MOST_TABLES = 100_000  # as the people form's table number
+
+
+def _judge_or_forbid(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Any]:
+    ctx.need_user()
+    t, book, roles = ctx.tournament(tid)
+    if not roles.can("rule"):
+        raise forbid(_("Your role may not give rulings or penalties in this tournament."))
+    return t, book, roles
+
+
+def _table(raw: object) -> int | None:
+    number = forms.whole_number(str(raw or "").strip(), MOST_TABLES)
+    return number if number else None
+
+
+def _round(raw: object) -> int | None:
+    return forms.whole_number(str(raw or "").strip(), commands.MAX_ROUND)
+
+
+def _defaults(book: Rulebook, inf: Infraction, player: str, round_: int | None
+              ) -> dict[str, str]:
+    """The form's fields as the page first shows them, exactly as the browser would send
+    them back (a checked box, a selected option), so that a preview made of them is the
+    preview of what the confirm sends."""
+    values = {"infraction": inf.id, "player": player}
+    if round_ is not None:
+        values["round"] = str(round_)
+    for name, d in {**book.common_details, **inf.details}.items():
+        if d.default is None:
+            continue
+        if d.type == "bool":
+            if d.default is True:
+                values[f"details.{name}"] = "true"
+        elif d.type in ("enum", "player"):
+            values[f"details.{name}"] = str(d.default)
+    return values
+
+
+def _page(ctx: Ctx, t: TournamentView, book: Rulebook, summary: TournamentSummaryView, *,
+          inf: Infraction | None, player: str, table: int | None, values: dict[str, Any],
+          errors: dict[str, str], q: str = "", found: list[Infraction] | None = None,
+          round_: int | None = None) -> dict[str, Any]:
+    """What record.html shows (the preview is added by _preview_into)."""
+    if table is not None:  # the table's players first in the list of players
+        at = players_at(ctx.session, t.id, table)
+        summary = summary.model_copy(update={
+            "players": [p for p in summary.players if p.handle in at]
+            + [p for p in summary.players if p.handle not in at]})
+    return dict(t=t, book=book, summary=summary, player=player, q=q, table=table, round=round_,
+                found=found or [], inf=inf,
+                inputs=forms.inputs(book, inf, summary) if inf else [],
+                choice=forms.choice_options(book, inf, t.level) if inf else None,
+                values=values, errors=errors)
+
+
+def _record_args(parsed: dict[str, Any]) -> dict[str, Any]:
+    keys = ("infraction", "player", "team", "round", "details", "choice", "note")
+    return {k: parsed.get(k) for k in keys if k in parsed}
+
+
+def _command(parsed: dict[str, Any], judge: str | None) -> commands.Command:
+    """The command the form's fields make (the one decoder, as the ledger stores it)."""
+    return commands.decode("infraction", {**_record_args(parsed), "judge": judge})
+
+
+def _preview_into(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Any,
+                  data: dict[str, Any], parsed: dict[str, Any], *, key: str | None = None,
+                  ) -> None:
+    """The preview of the parsed form, its token and idempotency key, into the page's data
+    (LedgerError when the engine refuses it)."""
+    cmd = _command(parsed, roles.judge_handle)
+    rulings = ctx.ledger.preview(tournament=t.id, judge=roles.judge_handle,
+                                 **_record_args(parsed))
+    user = ctx.need_user()
+    explained = [_explained(book, r) for r in rulings]
+    handles = {r.subject for r in rulings} | {s.subject for r in rulings for s in r.sanctions}
+    data.update(rulings=explained, parsed=parsed, key=key or uuid.uuid4().hex,
+                token=preview_token.token(ctx.request.app.state.secret, t.id, user.username,
+                                          cmd),
+                names=display_names(ctx.session, t.id, handles),
+                history=_history(ctx, parsed.get("player") or parsed.get("team")))
+
+
+def _render(ctx: Ctx, request: Request, data: dict[str, Any], status: int) -> Response:
+    if forms.is_htmx(request):
+        return ctx.render("record.html", block="record", status=status, **data)
+    return ctx.render("record.html", status=status, **data)
+
+
+@router.get("/t/{tid}/record")
+def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str = "",
+                table: str = "", round: str = "",
+                hx: Annotated[bool, Depends(forms.is_htmx)] = False) -> Response:
+    """The record form; `table`, `player` and `round` prefill it (the links of the
+    dashboard's tables), `infraction` opens the ruling, previewed when the player is known."""
+    t, book, roles = _judge_or_forbid(ctx, tid)
+    summary = tournament_summary(ctx.session, tid)
+    inf = book.infraction(infraction) if infraction else None
+    number = _table(table)
+    if inf is None:
+        found = forms.search(book, q, infraction_use(ctx.session, tid))
+        data = _page(ctx, t, book, summary, inf=None, player=player, table=number, values={},
+                     errors={}, q=q, found=found, round_=_round(round))
+        if hx:
+            return ctx.render("record.html", block="found", **data)
+        return ctx.render("record.html", **data)
+    given = _round(round)
+    values = _defaults(book, inf, player,
+                       given if given is not None else current_round(ctx.session, tid))
+    data = _page(ctx, t, book, summary, inf=inf, player=player, table=number, values=values,
+                 errors={})
+    if player:  # the ruling at once: one tap fewer (what the preview button would show)
+        parsed, errors = forms.parse(book, summary, values)
+        if not errors:
+            # refused (a fact the rule needs is missing): the form asks for it first
+            with contextlib.suppress(LedgerError):
+                _preview_into(ctx, t, book, roles, data, parsed)
+    return ctx.render("record.html", **data)
+
+
+@router.post("/t/{tid}/record/preview")
+def record_preview(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
+    t, book, roles = _judge_or_forbid(ctx, tid)
+    ctx.check_csrf(str(form.get("csrf", "")))
+    summary = tournament_summary(ctx.session, tid)
+    parsed, errors = forms.parse(book, summary, form)
+    inf = book.infraction(str(form.get("infraction", "")))
+    data = _page(ctx, t, book, summary, inf=inf, player=parsed.get("player", ""),
+                 table=_table(form.get("table")), values=_plain(form), errors=errors)
+    if not errors:
+        try:
+            _preview_into(ctx, t, book, roles, data, parsed)
+        except LedgerError as exc:
+            errors[forms.error_field(exc.field)] = i18n.error(exc, book)
+    return _render(ctx, request, data, 422 if errors else 200)
+
+
+def _plain(form: Any) -> dict[str, Any]:
+    """The submitted fields to show again (not the token and key of an old preview)."""
+    return {k: v for k, v in dict(form).items() if k not in ("preview_token", "key")}
+
+
+@router.post("/t/{tid}/record/confirm")
+def record_confirm(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
+    t, book, roles = _judge_or_forbid(ctx, tid)
+    ctx.check_csrf(str(form.get("csrf", "")))
+    user = ctx.need_user()
+    summary = tournament_summary(ctx.session, tid)
+    parsed, errors = forms.parse(book, summary, form)
+    key = views.form_key(form)
+    inf = book.infraction(str(form.get("infraction", "")))
+    data = _page(ctx, t, book, summary, inf=inf, player=parsed.get("player", ""),
+                 table=_table(form.get("table")), values=_plain(form), errors=errors)
+    if errors:  # the form again, each error beside its field
+        return _render(ctx, request, data, 422)
+    cmd = _command(parsed, roles.judge_handle)
+    given = str(form.get("preview_token", ""))
+    if not preview_token.same(request.app.state.secret, tid, user.username, cmd, given):
+        # the fields are not the ones previewed (changed after it, or never previewed)
+        errors["preview"] = i18n.error(SudyaError("preview.changed", field="preview_token"),
+                                       book)
+        return _render(ctx, request, data, 422)
+    try:
+        done = ctx.ledger.execute(tid, cmd, idempotency_key=key, actor=views.actor(ctx))
+    except LedgerError as exc:
+        errors["confirm"] = i18n.error(exc, book)
+        if exc.code != "ledger.busy":
+            return _render(ctx, request, data, 422)
+        # nothing recorded: the same form, preview, key and token, to send again
+        with contextlib.suppress(LedgerError):
+            _preview_into(ctx, t, book, roles, data, parsed, key=key)
+        response = _render(ctx, request, data, 503)
+        response.headers["Retry-After"] = str(BUSY_RETRY_AFTER)
+        return response
+    return views.done(request, f"/t/{tid}?recorded={done.event}")
+
+
+@router.post("/t/{tid}/record/undo")
+def record_undo(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
+    """Take back a ruling just recorded: a correction by the judge who recorded it."""
+    t, book, roles = _judge_or_forbid(ctx, tid)
+    ctx.check_csrf(str(form.get("csrf", "")))
+    event = str(form.get("event", "")).strip()[:commands.MAX_ID]
+    settings = request.app.state.settings
+    try:
+        undo(ctx.ledger, tournament=tid, event=event, judge=roles.judge_handle,
+             within=settings.undo_seconds, actor=views.actor(ctx),
+             reason=_("undone by the judge right after recording it"))
+    except LedgerError as exc:
+        if exc.code == "ledger.busy":
+            raise  # 503 with Retry-After: nothing recorded, send it again
+        message = i18n.error(exc, book)
+        if forms.is_htmx(request):  # beside the undo button, in place of the notice
+            rulings = views.rulings(book, rulings_json(ctx.session, tid))
+            notice = recorded.notice(ctx, tid, book, rulings, event, may_undo=False)
+            return ctx.render("_recorded.html", status=422, t=t, notice=notice,
+                              undo_error=message)
+        return ctx.render("error.html", status=422, message=message)
+    return views.done(request, f"/t/{tid}?undone={event}")

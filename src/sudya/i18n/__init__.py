@@ -1,0 +1,1 @@
+"""Message codes and their catalogues (ru, en)."""

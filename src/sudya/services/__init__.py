@@ -1,1 +1,0 @@
-"""Use cases over the ledger; each call is one transaction."""
