@@ -80,6 +80,14 @@ def create_user(s: Session, *, username: str, password: str, display_name: str |
     return user
 
 
+def user_named(s: Session, username: str) -> m.User:
+    """The account of that username (refused, naming the field, when there is none)."""
+    user = s.scalar(select(m.User).where(m.User.username == username))
+    if user is None:
+        raise AuthError("user.unknown", status=422, field="username", username=username)
+    return user
+
+
 def assign(s: Session, *, user: m.User, tournament_id: int, role: str) -> None:
     """Make a user organiser, scorekeeper or player of a tournament.
 

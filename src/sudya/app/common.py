@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from sudya.adapters.db import models as m
+from sudya.app.views import UserView
 from sudya.domain import commands
 from sudya.domain.commands import CommandError
 from sudya.domain.errors import SudyaError
@@ -25,10 +26,16 @@ class LedgerError(SudyaError):
 
 @dataclass
 class Actor:
-    """Who is writing, and the request it belongs to (recorded on every row)."""
+    """Who is writing, and the request it belongs to (recorded on every row).
+
+    `user`: the signed-in account (the web app); `owner`: the owner of the database (the
+    CLI's administration, the demo, a scenario import), who may do everything; otherwise the
+    actor is the user or the staff-list judge named `name` (the CLI's `--by`)."""
 
     name: str = "system"
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    user: UserView | None = None
+    owner: bool = False
 
 
 @dataclass(frozen=True)

@@ -683,3 +683,104 @@ def settings(book: Rulebook, raw: Any, field: str = "settings") -> dict[str, Any
 
 def _at(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
+
+
+# ---------------------------------------------------------------- what is not a ledger event
+# Setting up a series, a tournament, its people and the accounts: commands too, each with one
+# handler and one permission (sudya.app.access), but not events the engine rules on (their
+# ledger events, where they make one, are the roster changes and tournaments above).
+Name = Annotated[str, Strict(), Field(min_length=1, max_length=200), AfterValidator(plain_id)]
+Table = Annotated[int, Strict(), Field(ge=1, le=100_000)]
+
+
+class Setup(BaseModel):
+    """A command that sets something up: no ledger event of its own kind."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CreateSeries(Setup):
+    """A series (a championship, a league) under a rulebook."""
+
+    name: Name
+    rulebook: Id
+
+
+class CreateTournament(Setup):
+    """A tournament of a series (by id or name); with `new_series_rulebook`, a series of that
+    name is created with it when it does not exist yet."""
+
+    series: Annotated[int, Strict(), Field(ge=1)] | Name
+    name: Name
+    date: Day
+    level: Id | None = None
+    settings: dict[str, Any] | None = None
+    edition: Id | None = None
+    new_series_rulebook: Id | None = None
+
+
+class AddPlayer(Setup):
+    """A person registered for a tournament (created on first sight), maybe in a team."""
+
+    handle: Id
+    name: Name | None = None
+    team: Id | None = None
+    table: Table | None = None
+
+
+class AddTeam(Setup):
+    """A team (clan) of the series, with its members for this tournament."""
+
+    handle: Id
+    name: Name | None = None
+    members: list[Id] = Field(default_factory=list, max_length=500)
+
+
+class AddJudge(Setup):
+    """A judge on the tournament's staff, with a role the rulebook defines."""
+
+    handle: Id
+    role: Id
+    official: bool = False
+    name: Name | None = None
+
+
+class ReplacePlayer(Setup):
+    """A removed player's place taken (regulations.md §4 E9); a replacement not registered
+    yet is registered with it (named `name`)."""
+
+    replace: Id
+    by: Id
+    name: Name | None = None
+    army: Text | None = None
+    coach: bool = False
+
+
+class CorrectResult(Setup):
+    """A result entered by mistake stops counting; with `score`, the right one is entered."""
+
+    of: Id
+    score: Annotated[tuple[Points, Points], BeforeValidator(_score)] | None = None
+    judge: Id | None = None
+    reason: Text = ""
+
+
+class AddUser(Setup):
+    """An account (its password hashed), with roles in tournaments: all of it or nothing."""
+
+    username: Id
+    password: Annotated[str, Strict(), Field(min_length=8, max_length=200)]
+    display_name: Name | None = None
+    person: Id | None = None
+    roles: list[tuple[Annotated[int, Strict(), Field(ge=1)], Id]] = Field(default_factory=list)
+
+
+class AssignRole(Setup):
+    """An existing account given a role (organiser, scorekeeper, player) in a tournament."""
+
+    username: Id
+    role: Id
+
+
+SETUP: tuple[type[Setup], ...] = (CreateSeries, CreateTournament, AddPlayer, AddTeam, AddJudge,
+                                  ReplacePlayer, CorrectResult, AddUser, AssignRole)

@@ -1,0 +1,204 @@
+"""`Sudya`: the only Python API of the application.
+
+`handle(cmd, actor, tournament)` checks the command's one permission and scope
+(sudya.app.access) and runs its one handler (`HANDLERS`, as cosmicpython's
+`COMMAND_HANDLERS`): a ledger event is stored with the rulings the engine makes on it, a
+set-up command sets up a series, a tournament, its people or an account. `preview` rules on
+a report without storing it. `read` gives what the pages, the API and the CLI show, as typed
+views. The edges decode, call this, and render: none of them opens a database session.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from sudya.app import access, accounts
+from sudya.app.access import Standing
+from sudya.app.common import Actor, LedgerError
+from sudya.app.ledger import Ledger, Recorded
+from sudya.domain import commands as c
+from sudya.domain.engine.model import Ruling
+
+__all__ = ["HANDLERS", "Actor", "Recorded", "Sudya", "Where"]
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a command is sent, and how: its tournament, its idempotency key (a retry with
+    the same key answers the first answer), the event id it asks for."""
+
+    tournament: int | None = None
+    key: str | None = None
+    event_id: str | None = None
+
+
+Handler = Callable[["Sudya", Any, Actor, Where], Any]
+
+
+class Sudya:
+    """The application over one database."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.read = Reads(self)
+
+    # ------------------------------------------------------------------ sessions (inside)
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A read session (each statement sees the newest commit)."""
+        with self.ledger.factory() as s:
+            yield s
+
+    # ------------------------------------------------------------------ commands
+    def handle(self, cmd: Any, actor: Actor, tournament: int | None = None, *,
+               key: str | None = None, event_id: str | None = None) -> Any:
+        """Check `cmd`'s permission and scope for `actor`, then run its handler."""
+        handler = HANDLERS.get(type(cmd))
+        if handler is None:
+            raise TypeError(f"no handler for {type(cmd).__name__}")
+        where = Where(tournament, key, event_id)
+        if tournament is None:
+            if access.PERMISSION[type(cmd)] not in ("owner", "organise"):
+                raise LedgerError("tournament.required", field="tournament")
+            if access.PERMISSION[type(cmd)] == "owner" and not actor.owner:
+                raise access.refuse(actor, "owner")
+        return handler(self, cmd, actor, where)
+
+    def standing(self, actor: Actor, tournament: int) -> Standing:
+        """The actor in a tournament: its rulebook and the actor's roles."""
+        with self.reading() as s:
+            return access.standing(s, actor, tournament)
+
+    def check(self, cmd: Any, actor: Actor, tournament: int) -> Standing:
+        """Refused unless `actor` may send `cmd` in the tournament (everything it names of
+        it); the actor's standing there."""
+        with self.reading() as s:
+            st = access.standing(s, actor, tournament)
+            access.check(s, st, cmd, actor)
+            return st
+
+    def preview(self, cmd: c.RecordInfraction, actor: Actor, tournament: int) -> list[Ruling]:
+        """The rulings `handle(cmd)` would make now, storing nothing."""
+        self.check(cmd, actor, tournament)
+        return self.ledger.projection.preview(
+            self.ledger.factory, self.ledger._series_of(tournament), cmd, "preview")
+
+
+# ---------------------------------------------------------------------- the handlers
+def _event(app: Sudya, cmd: c.Command, actor: Actor, where: Where) -> Recorded:
+    """A ledger event: stored with the rulings the engine makes on it."""
+    assert where.tournament is not None
+    app.check(cmd, actor, where.tournament)
+    return app.ledger.execute(where.tournament, cmd, event_id=where.event_id,
+                              idempotency_key=where.key, actor=actor)
+
+
+def _create_series(app: Sudya, cmd: c.CreateSeries, actor: Actor, where: Where) -> int:
+    return app.ledger.create_series(name=cmd.name, rulebook=cmd.rulebook, actor=actor)
+
+
+def _create_tournament(app: Sudya, cmd: c.CreateTournament, actor: Actor, where: Where) -> int:
+    if not actor.owner:
+        with app.reading() as s:
+            series = accounts_series(s, cmd.series)
+            if series is None or not access.organises_series(s, actor, series):
+                raise access.refuse(actor, "organise")
+    return app.ledger.create_tournament(
+        series=cmd.series, name=cmd.name, date=cmd.date, level=cmd.level,
+        settings=cmd.settings, edition=cmd.edition, actor=actor,
+        new_series_rulebook=cmd.new_series_rulebook)
+
+
+def accounts_series(s: Session, series: int | str) -> int | None:
+    from sqlalchemy import select
+
+    from sudya.adapters.db import models as m
+
+    if isinstance(series, int):
+        return series
+    return s.scalar(select(m.Series.id).where(m.Series.name == series))
+
+
+def _in(app: Sudya, cmd: Any, actor: Actor, where: Where) -> int:
+    """The tournament of a set-up command, once its author may send it there."""
+    assert where.tournament is not None
+    app.check(cmd, actor, where.tournament)
+    return where.tournament
+
+
+def _add_player(app: Sudya, cmd: c.AddPlayer, actor: Actor, where: Where) -> None:
+    app.ledger.add_player(tournament=_in(app, cmd, actor, where), handle=cmd.handle,
+                          name=cmd.name, team=cmd.team, table=cmd.table, actor=actor)
+
+
+def _add_team(app: Sudya, cmd: c.AddTeam, actor: Actor, where: Where) -> None:
+    app.ledger.add_team(tournament=_in(app, cmd, actor, where), handle=cmd.handle,
+                        name=cmd.name, members=list(cmd.members), actor=actor)
+
+
+def _add_judge(app: Sudya, cmd: c.AddJudge, actor: Actor, where: Where) -> None:
+    app.ledger.add_judge(tournament=_in(app, cmd, actor, where), handle=cmd.handle,
+                         role=cmd.role, official=cmd.official, name=cmd.name, actor=actor)
+
+
+def _replace_player(app: Sudya, cmd: c.ReplacePlayer, actor: Actor, where: Where
+                    ) -> Recorded:
+    return app.ledger.replace_player(tournament=_in(app, cmd, actor, where),
+                                     removed=cmd.replace, by=cmd.by, army=cmd.army,
+                                     coach=cmd.coach, name=cmd.name,
+                                     idempotency_key=where.key, actor=actor)
+
+
+def _correct_result(app: Sudya, cmd: c.CorrectResult, actor: Actor, where: Where
+                    ) -> tuple[Recorded, Recorded | None]:
+    return app.ledger.correct_result(tournament=_in(app, cmd, actor, where), of=cmd.of,
+                                     score=cmd.score, judge=cmd.judge, reason=cmd.reason,
+                                     idempotency_key=where.key, actor=actor)
+
+
+def _add_user(app: Sudya, cmd: c.AddUser, actor: Actor, where: Where) -> None:
+    accounts.add_user(app.ledger, username=cmd.username, password=cmd.password,
+                      display_name=cmd.display_name, person=cmd.person,
+                      roles=[(t, r) for t, r in cmd.roles])
+
+
+def _assign_role(app: Sudya, cmd: c.AssignRole, actor: Actor, where: Where) -> None:
+    tournament = _in(app, cmd, actor, where)
+    with app.ledger.uow().begin() as s:
+        user = accounts.user_named(s, cmd.username)
+        accounts.assign(s, user=user, tournament_id=tournament, role=cmd.role)
+
+
+HANDLERS: dict[type[Any], Handler] = {
+    c.RecordInfraction: _event,
+    c.EndMatch: _event,
+    c.Appeal: _event,
+    c.Decide: _event,
+    c.Correct: _event,
+    c.RecordResult: _event,
+    c.CreateSeries: _create_series,
+    c.CreateTournament: _create_tournament,
+    c.AddPlayer: _add_player,
+    c.AddTeam: _add_team,
+    c.AddJudge: _add_judge,
+    c.ReplacePlayer: _replace_player,
+    c.CorrectResult: _correct_result,
+    c.AddUser: _add_user,
+    c.AssignRole: _assign_role,
+}
+
+
+class Reads:
+    """What the edges show, read in a session of its own for each call."""
+
+    def __init__(self, app: Sudya) -> None:
+        self.app = app
+
+    def today(self) -> dt.date:
+        return dt.date.today()
