@@ -31,7 +31,7 @@ from sudya.domain.rulebook.schema import Rulebook
 # the database (the CLI's administration, or the first organiser), or `organise`: an
 # organiser of the tournament's series (or the owner)
 Permission = Literal["owner", "organise", "manage", "rule", "decide", "hear-appeals",
-                     "results"]
+                     "results", "pairings", "report", "member", "audit", "publish"]
 
 PERMISSION: dict[type[Any], Permission] = {
     c.RecordInfraction: "rule",
@@ -49,6 +49,16 @@ PERMISSION: dict[type[Any], Permission] = {
     c.CorrectResult: "results",
     c.AddUser: "owner",
     c.AssignRole: "manage",
+    c.FileAppeal: "member",  # the player concerned, a judge who may rule, an organiser
+    c.AddStatement: "member",  # each role of a statement has its writers (app.statements)
+    c.ImportPairings: "pairings",
+    c.StartRound: "manage",
+    c.RegisterDecklist: "rule",
+    c.FileIncident: "report",
+    c.SettleIncident: "rule",
+    c.VerifyLedger: "audit",  # the head judge or the organiser
+    c.PublishRulebook: "publish",  # an organiser of some tournament
+    c.Undo: "rule",
 }
 
 
@@ -70,9 +80,13 @@ class Standing:
     def can(self, permission: Permission) -> bool:
         if self.owner:
             return True
-        if permission == "owner" or permission == "organise":
-            return False  # (the series' organisers are asked by `organises_series`)
-        return self.roles.can(permission)
+        if permission in ("owner", "organise", "publish"):
+            return False  # (organisers are asked by `organises_series`, `organises_any`)
+        if permission == "member":
+            return bool(self.roles.names)
+        if permission == "audit":
+            return self.roles.can("hear-appeals") or self.roles.can("manage")
+        return self.roles.can(permission)  # type: ignore[arg-type]
 
 
 def standing(s: Session, actor: Actor, tournament: int) -> Standing:
@@ -122,7 +136,9 @@ def organises_series(s: Session, actor: Actor, series: int) -> bool:
 
 WHAT = {"owner": "access.owner-only", "organise": "access.organise",
         "manage": "access.manage", "rule": "access.rule", "decide": "access.decide",
-        "hear-appeals": "access.hear-appeals", "results": "access.results"}
+        "hear-appeals": "access.hear-appeals", "results": "access.results",
+        "pairings": "access.pairings", "report": "access.report", "member": "access.member",
+        "audit": "access.audit", "publish": "access.publish"}
 
 
 def refuse(actor: Actor, permission: Permission, where: str = "") -> Refused:
@@ -209,6 +225,50 @@ def _replacement(s: Session, st: Standing, cmd: c.ReplacePlayer) -> None:
     _people(s, st.tournament, [("replace", cmd.replace)])
 
 
+
+
+def organises_any(s: Session, actor: Actor) -> bool:
+    """Whether the actor organises some tournament (who writes and publishes rulebooks)."""
+    username = actor.user.username if actor.user is not None else actor.name
+    return bool(username) and s.scalar(
+        select(m.Assignment.id).join(m.User, m.User.id == m.Assignment.user_id)
+        .where(m.User.username == username, m.Assignment.role == "organiser")
+        .limit(1)) is not None
+
+
+def _appeal(s: Session, st: Standing, cmd: c.FileAppeal) -> None:
+    """The player concerned appeals (a judge who may rule, or an organiser, for them)."""
+    roles = st.roles
+    if not (st.owner or roles.can("rule") or roles.can("manage")
+            or roles.person == cmd.appellant):
+        raise Refused("access.appeal-own", status=403)
+    _event(s, st.tournament, cmd.event, "event")
+
+
+def _statement(s: Session, st: Standing, cmd: c.AddStatement) -> None:
+    if cmd.tournament != st.tournament.id:
+        raise LedgerError("scope.other-tournament", field="tournament", event=cmd.event,
+                          tournament=st.tournament.name)
+    _event(s, st.tournament, cmd.event, "event")
+
+
+def _decklist(s: Session, st: Standing, cmd: c.RegisterDecklist) -> None:
+    _people(s, st.tournament, [("player", cmd.player)])
+
+
+def _incident(s: Session, st: Standing, cmd: c.FileIncident) -> None:
+    _people(s, st.tournament, [("subject", cmd.subject)])
+
+
+def _settled(s: Session, st: Standing, cmd: c.SettleIncident) -> None:
+    if cmd.event:
+        _event(s, st.tournament, cmd.event, "event")
+
+
+def _undo(s: Session, st: Standing, cmd: c.Undo) -> None:
+    _event(s, st.tournament, cmd.event, "event")
+
+
 SCOPE: dict[type[Any], Callable[[Session, Standing, Any], None]] = {
     c.RecordInfraction: _infraction,
     c.EndMatch: _players,
@@ -218,6 +278,12 @@ SCOPE: dict[type[Any], Callable[[Session, Standing, Any], None]] = {
     c.Correct: _answer,
     c.CorrectResult: _answer,
     c.ReplacePlayer: _replacement,
+    c.FileAppeal: _appeal,
+    c.AddStatement: _statement,
+    c.RegisterDecklist: _decklist,
+    c.FileIncident: _incident,
+    c.SettleIncident: _settled,
+    c.Undo: _undo,
 }
 
 
@@ -226,6 +292,11 @@ def check(s: Session, st: Standing, cmd: Any, actor: Actor) -> None:
     permission = PERMISSION[type(cmd)]
     if permission == "organise":
         if not (actor.owner or organises_series(s, actor, st.tournament.series.id)):
+            raise refuse(actor, permission, st.tournament.name)
+    elif permission == "publish":
+        # organisers write rulebooks; a tournament's head judge turns its college's
+        # decision into a precedent (003): who hears appeals there
+        if not (actor.owner or organises_any(s, actor) or st.roles.can("hear-appeals")):
             raise refuse(actor, permission, st.tournament.name)
     elif not st.can(permission):
         raise refuse(actor, permission, st.tournament.name)

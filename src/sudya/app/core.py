@@ -14,7 +14,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -44,9 +44,38 @@ Handler = Callable[["Sudya", Any, Actor, Where], Any]
 class Sudya:
     """The application over one database."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, *, undo_seconds: float = 120) -> None:
         self.ledger = ledger
+        self.undo_seconds = undo_seconds  # how long a judge may take a ruling back
         self.read = Reads(self)
+
+    @classmethod
+    def open(cls, settings: Any, engine: Any = None) -> Sudya:
+        """The application over the database `settings` name (or `engine`), refused when it
+        is not migrated to this version."""
+        from sudya.adapters.db.migrate import require_current
+        from sudya.adapters.db.session import make_engine
+
+        db = engine or make_engine(settings.database_url, settings.pool())
+        require_current(db)
+        ledger = Ledger(db, write_timeout=settings.write_timeout,
+                        snapshot_key=settings.snapshot_key())
+        return cls(ledger, undo_seconds=settings.undo_seconds)
+
+    # ------------------------------------------------------------------ accounts
+    def sign_in(self, *, username: str, password: str, throttle: accounts.Throttle,
+                address: str) -> tuple[Any, str]:
+        """Log in: the user and the new session's token (throttled per address, username)."""
+        return accounts.sign_in(self.ledger, username=username, password=password,
+                                throttle=throttle, address=address)
+
+    def sign_out(self, token: str | None) -> int:
+        """End the session of this token."""
+        return accounts.sign_out(self.ledger, token=token)
+
+    def save_snapshots(self) -> int:
+        """Store each cached series engine as its snapshot (the server does it as it stops)."""
+        return self.ledger.save_snapshots()
 
     # ------------------------------------------------------------------ sessions (inside)
     @contextmanager
@@ -64,7 +93,9 @@ class Sudya:
             raise TypeError(f"no handler for {type(cmd).__name__}")
         where = Where(tournament, key, event_id)
         if tournament is None:
-            if access.PERMISSION[type(cmd)] not in ("owner", "organise"):
+            if access.PERMISSION[type(cmd)] not in ("owner", "organise", "publish"):
+                if isinstance(cmd, c.AddStatement):  # (it names its tournament itself)
+                    return handler(self, cmd, actor, where)
                 raise LedgerError("tournament.required", field="tournament")
             if access.PERMISSION[type(cmd)] == "owner" and not actor.owner:
                 raise access.refuse(actor, "owner")
@@ -175,6 +206,99 @@ def _assign_role(app: Sudya, cmd: c.AssignRole, actor: Actor, where: Where) -> N
         accounts.assign(s, user=user, tournament_id=tournament, role=cmd.role)
 
 
+def _file_appeal(app: Sudya, cmd: c.FileAppeal, actor: Actor, where: Where) -> int:
+    from sudya.app.appeals import file_appeal
+
+    return file_appeal(app.ledger, tournament=_in(app, cmd, actor, where), event=cmd.event,
+                       appellant=cmd.appellant, reason=cmd.reason, idempotency_key=where.key,
+                       actor=actor)
+
+
+def _add_statement(app: Sudya, cmd: c.AddStatement, actor: Actor, where: Where) -> Any:
+    from sudya.app import statements
+
+    st = app.check(cmd, actor, cmd.tournament)
+    if not actor.owner:
+        with app.reading() as s:
+            dq = statements.dq_event(s, tournament=cmd.tournament, event=cmd.event)
+            may = statements.permission(s, st.roles, tournament=cmd.tournament,
+                                        subjects=dq.subjects)
+        if not may.allows(cmd.role):
+            raise access.Refused("access.statement-role", status=403, role=cmd.role)
+        if may.author is not None and cmd.author not in ("", may.author):
+            raise access.Refused("access.statement-author", status=403, author=may.author)
+        if may.author is not None and not cmd.author:
+            cmd = cmd.model_copy(update={"author": may.author})
+    return statements.add_statement(app.ledger, cmd, actor)
+
+
+def _import_pairings(app: Sudya, cmd: c.ImportPairings, actor: Actor, where: Where) -> int:
+    from sudya.app.people import import_pairings
+
+    return import_pairings(app.ledger, tournament=_in(app, cmd, actor, where), round=cmd.round,
+                           text=cmd.text, where=cmd.where, actor=actor)
+
+
+def _start_round(app: Sudya, cmd: c.StartRound, actor: Actor, where: Where) -> int:
+    from sudya.app.clock import start_round
+
+    return start_round(app.ledger, tournament=_in(app, cmd, actor, where), round=cmd.round,
+                       minutes=cmd.minutes, idempotency_key=where.key, actor=actor)
+
+
+def _register_decklist(app: Sudya, cmd: c.RegisterDecklist, actor: Actor, where: Where
+                       ) -> int:
+    from sudya.app.decks import register_decklist_once
+
+    return register_decklist_once(app.ledger, user=actor.name, key=where.key,
+                                  tournament=_in(app, cmd, actor, where), player=cmd.player,
+                                  text=cmd.text, fmt=cmd.fmt or "", findings=cmd.findings)
+
+
+def _file_incident(app: Sudya, cmd: c.FileIncident, actor: Actor, where: Where) -> int:
+    from sudya.app.incidents import file_incident
+
+    return file_incident(app.ledger, tournament=_in(app, cmd, actor, where),
+                         subject=cmd.subject, text=cmd.text, table=cmd.table,
+                         round=cmd.round, idempotency_key=where.key, actor=actor)
+
+
+def _settle_incident(app: Sudya, cmd: c.SettleIncident, actor: Actor, where: Where) -> Any:
+    from sudya.app.incidents import settle_incident
+
+    return settle_incident(app.ledger, tournament=_in(app, cmd, actor, where),
+                           incident=cmd.incident, event=cmd.event, note=cmd.note, actor=actor)
+
+
+def _verify(app: Sudya, cmd: c.VerifyLedger, actor: Actor, where: Where) -> Any:
+    from sudya.app.audit import verify
+
+    st = app.check(cmd, actor, _in(app, cmd, actor, where))
+    return verify(app.ledger, series=st.tournament.series.name, actor=actor)
+
+
+def _publish(app: Sudya, cmd: c.PublishRulebook, actor: Actor, where: Where) -> Any:
+    from sudya.app.rulebook_store import publish
+
+    if where.tournament is not None:
+        app.check(cmd, actor, where.tournament)
+    elif not actor.owner:
+        with app.reading() as s:
+            if not access.organises_any(s, actor):
+                raise access.refuse(actor, "publish")
+    return publish(app.ledger, text=cmd.text, in_force_from=cmd.in_force_from,
+                   summary=cmd.summary, actor=actor, cases=cmd.cases)
+
+
+def _undo(app: Sudya, cmd: c.Undo, actor: Actor, where: Where) -> Recorded:
+    from sudya.app.recording import undo
+
+    st = app.check(cmd, actor, _in(app, cmd, actor, where))
+    return undo(app.ledger, tournament=st.tournament.id, event=cmd.event,
+                judge=st.roles.judge_handle, within=app.undo_seconds, reason=cmd.reason,
+                actor=actor)
+
+
 HANDLERS: dict[type[Any], Handler] = {
     c.RecordInfraction: _event,
     c.EndMatch: _event,
@@ -191,14 +315,35 @@ HANDLERS: dict[type[Any], Handler] = {
     c.CorrectResult: _correct_result,
     c.AddUser: _add_user,
     c.AssignRole: _assign_role,
+    c.FileAppeal: _file_appeal,
+    c.AddStatement: _add_statement,
+    c.ImportPairings: _import_pairings,
+    c.StartRound: _start_round,
+    c.RegisterDecklist: _register_decklist,
+    c.FileIncident: _file_incident,
+    c.SettleIncident: _settle_incident,
+    c.VerifyLedger: _verify,
+    c.PublishRulebook: _publish,
+    c.Undo: _undo,
 }
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
 class Reads:
-    """What the edges show, read in a session of its own for each call."""
+    """What the edges show: `app.read(queries.tournament_summary, tid)` runs one of the
+    application's read functions (each takes a session first and returns a typed view) in a
+    read session of its own, given back at once; the edges never hold one."""
 
     def __init__(self, app: Sudya) -> None:
         self.app = app
+
+    def __call__(self, fn: Callable[Concatenate[Session, P], R], *args: P.args,
+                 **kwargs: P.kwargs) -> R:
+        with self.app.reading() as s:
+            return fn(s, *args, **kwargs)
 
     def today(self) -> dt.date:
         return dt.date.today()

@@ -694,7 +694,8 @@ Table = Annotated[int, Strict(), Field(ge=1, le=100_000)]
 
 
 class Setup(BaseModel):
-    """A command that sets something up: no ledger event of its own kind."""
+    """A command that is no ledger event of its own kind: it sets something up, or is done
+    beside the ledger (an appeal request, a statement, the round clock…)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -782,5 +783,77 @@ class AssignRole(Setup):
     role: Id
 
 
-SETUP: tuple[type[Setup], ...] = (CreateSeries, CreateTournament, AddPlayer, AddTeam, AddJudge,
-                                  ReplacePlayer, CorrectResult, AddUser, AssignRole)
+class FileAppeal(Setup):
+    """A player (or staff for them) appeals the rulings of `event` to the head judge."""
+
+    event: Id
+    appellant: Id
+    reason: Annotated[str, Strict(), Field(max_length=1000), AfterValidator(plain_text)] = ""
+
+
+class ImportPairings(Setup):
+    """A round's pairings from a CSV (player, opponent, table…)."""
+
+    round: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUND)]
+    text: Annotated[str, Strict(), Field(max_length=5_000_000)]
+    where: Text = ""
+
+
+class StartRound(Setup):
+    """The round clock: a round starts now and lasts `minutes`."""
+
+    round: Round
+    minutes: Annotated[int, Strict(), Field(ge=1, le=24 * 60)]
+
+
+class RegisterDecklist(Setup):
+    """A player's deck list as handed in, with what its check found (codes)."""
+
+    player: Id
+    text: Annotated[str, Strict(), Field(max_length=20_000)]
+    fmt: Id | None = None
+    findings: list[Any] = Field(default_factory=list)
+
+
+class FileIncident(Setup):
+    """A judge notes an incident to rule on later (or for the report)."""
+
+    subject: Id
+    text: Note
+    table: Table | None = None
+    round: Round | None = None
+
+
+class SettleIncident(Setup):
+    """An incident settled: by the ruling of `event`, or without a penalty."""
+
+    incident: Annotated[int, Strict(), Field(ge=1)]
+    event: Id | None = None
+    note: Note = ""
+
+
+class VerifyLedger(Setup):
+    """`sudya audit verify` for a tournament's series: the chain and the rulings replayed."""
+
+
+class PublishRulebook(Setup):
+    """A rulebook edition published into the ledger, in force from a date (or the next
+    tournament), after its cases pass."""
+
+    text: Annotated[str, Strict(), Field(max_length=2_000_000)]
+    in_force_from: Day | None = None
+    summary: Note
+    cases: dict[str, Any] | None = None
+
+
+class Undo(Setup):
+    """A judge takes back their own ruling moments after recording it (a correction)."""
+
+    event: Id
+    reason: Text = ""
+
+
+SETUP: tuple[type[Any], ...] = (
+    CreateSeries, CreateTournament, AddPlayer, AddTeam, AddJudge, ReplacePlayer, CorrectResult,
+    AddUser, AssignRole, FileAppeal, AddStatement, ImportPairings, StartRound, RegisterDecklist,
+    FileIncident, SettleIncident, VerifyLedger, PublishRulebook, Undo)

@@ -23,7 +23,7 @@ from sudya import __version__
 from sudya.adapters.db.migrate import require_current
 from sudya.adapters.db.session import make_engine
 from sudya.app.accounts import AuthError, Throttle
-from sudya.app.ledger import Ledger
+from sudya.app.core import Sudya
 from sudya.app.settings import Settings
 from sudya.domain.errors import SudyaError
 from sudya.edges.web import i18n, security
@@ -99,8 +99,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         redoc_url=None,
         lifespan=_lifespan,
     )
-    app.state.ledger = Ledger(db, write_timeout=settings.write_timeout,
-                              snapshot_key=settings.snapshot_key())
+    app.state.sudya = sudya = Sudya.open(settings, db)
+    app.state.ledger = sudya.ledger
     app.state.settings = settings
     app.state.writers = SeriesWriters(app.state.ledger)  # the API's writes (web.writers)
     app.state.secret = settings.secret or secrets.token_hex(32)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
@@ -21,6 +23,8 @@ from sudya.app.accounts import (
     session_user,
     standing_in,
 )
+from sudya.app.common import Actor
+from sudya.app.core import Sudya
 from sudya.app.ledger import Ledger
 from sudya.app.queries import find_tournament
 from sudya.app.views import TournamentView, UserView
@@ -30,6 +34,8 @@ from sudya.edges.web import i18n
 from sudya.edges.web.asgi import HttpMiddleware
 
 COOKIE = "sudya_session"
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class LoginRequired(Exception):
@@ -73,6 +79,23 @@ class Ctx:
     def ledger(self) -> Ledger:
         ledger: Ledger = self.request.app.state.ledger
         return ledger
+
+    @property
+    def app(self) -> Sudya:
+        """The application (sudya.app.core): every write goes through `app.handle`."""
+        sudya: Sudya = self.request.app.state.sudya
+        return sudya
+
+    def actor(self) -> Actor:
+        """The signed-in user as the author of what this request sends."""
+        user = self.need_user()
+        request_id = self.request.headers.get("x-request-id", "")[:64]
+        return Actor(name=user.username, user=user, request_id=request_id or uuid.uuid4().hex)
+
+    def read(self, fn: Callable[Concatenate[Session, P], R], *args: P.args,
+             **kwargs: P.kwargs) -> R:
+        """One of the application's reads, in a session of its own (`Sudya.read`)."""
+        return self.app.read(fn, *args, **kwargs)
 
     @property
     def csrf(self) -> str:
