@@ -25,7 +25,7 @@ from sudya.app.ledger import Ledger
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """An empty database of each kind, dropped after the test."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'sudya.adapters.db'}"
+        yield f"sqlite:///{tmp_path / 'sudya.db'}"
         return
     server: PostgresServer = request.getfixturevalue("postgres_server")
     name = server.create()

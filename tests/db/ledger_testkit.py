@@ -142,7 +142,7 @@ def race(calls: list[Callable[[], Any]], timeout: float = 60) -> list[Any]:
     for t in threads:
         t.join(timeout)
     assert not any(t.is_alive() for t in threads), "a thread hung"
-    assert errors == []
+    assert errors == [], errors
     return results
 
 

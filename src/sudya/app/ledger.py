@@ -20,6 +20,7 @@ import datetime as dt
 import threading
 import weakref
 from collections.abc import Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +54,7 @@ from sudya.app.writer import (
     jsonable,
     store_rulings,
 )
+from sudya.app.writer_queue import SeriesQueue
 from sudya.domain import commands
 from sudya.domain.engine.model import Result, Ruling
 from sudya.domain.errors import RuleError
@@ -129,6 +131,8 @@ class Ledger:
         self.write_timeout = write_timeout  # seconds a write waits for its series' turn
         self._places: dict[int, SeriesRef] = {}
         self.changes = ChangeFeed()  # what this process commits (services.changes)
+        self._queues: dict[int, SeriesQueue] = {}  # each series' writer (group commit)
+        self._queues_mutex = threading.Lock()
         self.load_rulebooks()
 
     def load_rulebooks(self) -> None:
@@ -539,20 +543,66 @@ class Ledger:
     def execute(self, tournament: int, cmd: commands.Command, *, event_id: str | None = None,
                 idempotency_key: str | None = None, actor: Actor | None = None,
                 session: Session | None = None) -> Recorded:
-        """Store one command of a tournament and the rulings the engine makes on it (in the
-        caller's batch transaction `session`, from `writing`, or a transaction of its own).
+        """Store one command of a tournament and the rulings the engine makes on it: in the
+        caller's batch transaction `session` (from `writing`), or sent to the series' writer,
+        which stores it with the other writes waiting for the series in one transaction and
+        answers once that has committed (app.writer_queue).
 
         The idempotency key binds a retry to what was first sent: the same key with the same
         command by the same person answers the first result and writes nothing; the same key
         for anything else is refused."""
         actor = actor or Actor()
         place = self._series_of(tournament)
+        where = TournamentRef(tournament)
+        if session is not None:
+            return self._store(session, place, where, cmd, event_id, idempotency_key, actor)
+        answer = self.submit(tournament, cmd, event_id=event_id,
+                             idempotency_key=idempotency_key, actor=actor)
+        self.reading.give_back()  # waiting for its batch, the thread holds no connection
+        return answer.result()
+
+    def submit(self, tournament: int, cmd: commands.Command, *, event_id: str | None = None,
+               idempotency_key: str | None = None, actor: Actor | None = None
+               ) -> Future[Recorded]:
+        """Send one command to its series' writer; its answer, once stored, in the future."""
+        actor = actor or Actor()
+        place = self._series_of(tournament)
+        where = TournamentRef(tournament)
+        return self.queue(place.id).submit(
+            lambda s: self._store(s, place, where, cmd, event_id, idempotency_key, actor))
+
+    def queue(self, series_id: int) -> SeriesQueue:
+        """The writer of one series in this process (made on first use)."""
+        found = self._queues.get(series_id)
+        if found is None:
+            with self._queues_mutex:
+                found = self._queues.get(series_id)
+                if found is None:
+                    found = self._queues[series_id] = SeriesQueue(
+                        series_id, lambda: self._writing(series_id),
+                        lambda: self.write_timeout,
+                        lambda: self.projection.forget(series_id))
+        return found
+
+    def shutdown(self) -> None:
+        """Let every series' writer finish what it was sent (the server is stopping)."""
+        with self._queues_mutex:
+            queues, self._queues = list(self._queues.values()), {}
+        for q in queues:
+            q.close()
+
+    def _store(self, s: Session, place: SeriesRef, where: TournamentRef,
+               cmd: commands.Command, event_id: str | None, idempotency_key: str | None,
+               actor: Actor) -> Recorded:
+        """`_append` for one command under a savepoint of its own, its retry and its
+        duplicates answered as the ledger's (a retry stores nothing: its savepoint is rolled
+        back, the series' counter with it)."""
         try:
-            with self._tx(session, tournament) as s:
-                return self._append(s, place, TournamentRef(tournament), cmd.kind, event_id,
-                                    cmd.payload(), idempotency_key, actor, cmd)
-        except _Retried as retry:
-            return self._stored(retry.event_id)
+            with s.begin_nested():
+                return self._append(s, place, where, cmd.kind, event_id, cmd.payload(),
+                                    idempotency_key, actor, cmd)
+        except _Retried as retry:  # (its first attempt may be of this very batch)
+            return self._stored(retry.event_id, s)
         except IntegrityError as exc:
             self.projection.forget(place.id)
             if "ext_id" in str(exc.orig):
@@ -692,15 +742,17 @@ class Ledger:
             .where(m.Entry.tournament_id == tournament_id, m.Entry.team_id == team_id)
             .order_by(m.Entry.id)))
 
-    def _stored(self, event_id: int) -> Recorded:
-        """The first answer of a retried command, read back (a new session)."""
+    def _stored(self, event_id: int, s: Session | None = None) -> Recorded:
+        """The first answer of a retried command, read back (in the writing transaction `s`
+        where the first attempt may be, else a new session)."""
         from sudya.app.readback import rulings_of_event
 
-        with self.factory() as s:
-            event = s.get(m.Event, event_id)
-            assert event is not None
-            return Recorded(event=event.ext_id, rulings=rulings_of_event(s, event),
-                            retried=True)
+        if s is None:
+            with self.factory() as fresh:
+                return self._stored(event_id, fresh)
+        event = s.get(m.Event, event_id)
+        assert event is not None
+        return Recorded(event=event.ext_id, rulings=rulings_of_event(s, event), retried=True)
 
 
 def _not_entered(s: Session, state: State, t: TournamentRef,

@@ -18,7 +18,7 @@ from sudya.adapters.db.session import PoolSettings
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SUDYA_")
 
-    database_url: str = "sqlite:///sudya.adapters.db"
+    database_url: str = "sqlite:///sudya.db"
     lang: str = "ru"
     secret: str | None = None  # signs CSRF tokens; a random one per process when unset
     # the connection pool of each process (see PoolSettings): SUDYA_DB_POOL_SIZE, …
