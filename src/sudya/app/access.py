@@ -180,13 +180,20 @@ def _judge(s: Session, t: TournamentView, judge: str | None) -> None:
         raise LedgerError("scope.not-staff", field="judge", judge=judge, tournament=t.name)
 
 
-def _event(s: Session, t: TournamentView, of: str, field: str = "of") -> None:
+def _event(s: Session, t: TournamentView, of: str, field: str = "of",
+           earlier: bool = False) -> None:
     """`of` is an event of this tournament (an event of another tournament of the series is
-    that tournament's to settle)."""
-    found = s.scalar(select(m.Event.tournament_id).where(m.Event.series_id == t.series.id,
-                                                         m.Event.ext_id == of))
-    if found is not None and found != t.id:
-        raise LedgerError("scope.other-tournament", field=field, event=of, tournament=t.name)
+    that tournament's to settle); with `earlier`, one of an earlier tournament of the series
+    too (a ruling still pending a decision: the college decides it in a later tournament,
+    003 «Совокупность наказаний», regulations.md §2.3)."""
+    found = s.execute(select(m.Event.tournament_id, m.Tournament.position)
+                      .join(m.Tournament, m.Tournament.id == m.Event.tournament_id)
+                      .where(m.Event.series_id == t.series.id, m.Event.ext_id == of)).first()
+    if found is None or found.tournament_id == t.id:
+        return
+    if earlier and found.position < t.position:
+        return
+    raise LedgerError("scope.other-tournament", field=field, event=of, tournament=t.name)
 
 
 def _current(s: Session, t: TournamentView) -> None:
@@ -217,7 +224,7 @@ def _players(s: Session, st: Standing, cmd: c.EndMatch | c.RecordResult) -> None
 
 def _answer(s: Session, st: Standing,
             cmd: c.Appeal | c.Decide | c.Correct | c.CorrectResult) -> None:
-    _event(s, st.tournament, cmd.of)
+    _event(s, st.tournament, cmd.of, earlier=isinstance(cmd, c.Decide))
     _judge(s, st.tournament, cmd.judge)
 
 

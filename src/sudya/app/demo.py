@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine
 
 from sudya.adapters.db.migrate import upgrade
 from sudya.adapters.db.session import make_engine
 from sudya.app.accounts import assign, create_user
+from sudya.app.core import Sudya
 from sudya.app.decks import SAMPLE_CARDS, import_cards, register_decklist, stored_cards
-from sudya.app.incidents import file_incident
 from sudya.app.ledger import Actor, Ledger
-from sudya.app.people import import_pairings, set_names
+from sudya.app.people import set_names
+from sudya.domain import commands as c
 from sudya.domain.decks.decklist import check, parse
 from sudya.domain.rulebook import loader
 
@@ -83,30 +85,31 @@ def build_into(url: str) -> Engine:
     engine = make_engine(url)
     upgrade(engine)
     ledger = Ledger(engine)
-    actor = Actor(name="demo")
+    app = Sudya(ledger)
+    actor = Actor(name="demo", owner=True)  # the demo's owner sets it all up
     today = dt.date.today()
     tids = {}
 
-    ledger.create_series(name="Кубок «Берсерк»", rulebook="berserk", actor=actor)
-    b = tids["berserk"] = ledger.create_tournament(
-        series="Кубок «Берсерк»", name="Этап 1", date=today, level="professional",
-        actor=actor)
+    def do(cmd: Any, tournament: int | None = None) -> Any:
+        return app.handle(cmd, actor, tournament)
+
+    do(c.CreateSeries(name="Кубок «Берсерк»", rulebook="berserk"))
+    b = tids["berserk"] = do(c.CreateTournament(
+        series="Кубок «Берсерк»", name="Этап 1", date=today, level="professional"))
     for i, p in enumerate(["alisa", "boris", "vera", "gleb", "dasha", "egor"], start=1):
-        ledger.add_player(tournament=b, handle=p, name=NAMES[p], table=(i + 1) // 2,
-                          actor=actor)
-    ledger.add_judge(tournament=b, handle="glavsud", role="head-judge", official=True,
-                     actor=actor)
-    ledger.add_judge(tournament=b, handle="sudya", role="floor-judge", actor=actor)
+        do(c.AddPlayer(handle=p, name=NAMES[p], table=(i + 1) // 2), b)
+    do(c.AddJudge(handle="glavsud", role="head-judge", official=True), b)
+    do(c.AddJudge(handle="sudya", role="floor-judge"), b)
     for pair, score in ((("alisa", "boris"), (2, 1)), (("vera", "gleb"), (1, 1)),
                         (("dasha", "egor"), (0, 2))):
-        ledger.record_result(tournament=b, players=pair, score=score, round=1, actor=actor)
-    ledger.record(tournament=b, infraction="gameplay.slow-play", player="boris",
-                  judge="sudya", round=1, actor=actor)
-    ledger.record(tournament=b, infraction="gameplay.missed-trigger", player="vera",
-                  judge="sudya", round=1,
-                  details={"both_could_control": True, "opponent": "gleb"}, actor=actor)
-    ledger.record(tournament=b, infraction="deck.careless-decklist", player="egor",
-                  judge="glavsud", round=1, actor=actor)
+        do(c.RecordResult(players=pair, score=score, round=1), b)
+    do(c.RecordInfraction(infraction="gameplay.slow-play", player="boris", judge="sudya",
+                          round=1), b)
+    do(c.RecordInfraction(infraction="gameplay.missed-trigger", player="vera", judge="sudya",
+                          round=1, details={"both_could_control": True, "opponent": "gleb"}),
+       b)
+    do(c.RecordInfraction(infraction="deck.careless-decklist", player="egor",
+                          judge="glavsud", round=1), b)
     import_cards(ledger, SAMPLE_CARDS, actor="demo")  # SAMPLE DATA: made-up costs
     with ledger.factory() as s:
         cards = stored_cards(s)
@@ -117,52 +120,45 @@ def build_into(url: str) -> Engine:
         register_decklist(ledger, tournament=b, player=player, text=text, fmt="constructed",
                           findings=findings, actor=actor)
 
-    ledger.create_series(name="Клановый чемпионат", rulebook="clan-championship",
-                         actor=actor)
-    c = tids["clan"] = ledger.create_tournament(series="Клановый чемпионат",
-                                                name="Весенний этап", date=today, actor=actor)
-    ledger.add_team(tournament=c, handle="sever", name="Север", members=["grom", "veda"],
-                    actor=actor)
-    ledger.add_team(tournament=c, handle="yug", name="Юг", members=["lis", "rys"], actor=actor)
-    ledger.add_judge(tournament=c, handle="master", role="tournament-master", actor=actor)
-    ledger.add_judge(tournament=c, handle="glavsud", role="tournament-master", actor=actor)
-    ledger.record(tournament=c, infraction="elixirs.forbidden-combat", player="veda",
-                  judge="master", round=1, actor=actor)
-    ledger.record(tournament=c, infraction="hoops", player="veda", judge="master", round=2,
-                  actor=actor)  # aggravated: pending the college's decision
-    ledger.record(tournament=c, infraction="attack.undeclared-on-participant", player="grom",
-                  judge="master", details={"level": 12, "attacks": 2}, actor=actor)
-    ledger.record_result(tournament=c, players=("grom", "lis"), score=(1, 0), round=1,
-                         actor=actor)
+    do(c.CreateSeries(name="Клановый чемпионат", rulebook="clan-championship"))
+    k = tids["clan"] = do(c.CreateTournament(series="Клановый чемпионат",
+                                             name="Весенний этап", date=today))
+    do(c.AddTeam(handle="sever", name="Север", members=["grom", "veda"]), k)
+    do(c.AddTeam(handle="yug", name="Юг", members=["lis", "rys"]), k)
+    do(c.AddJudge(handle="master", role="tournament-master"), k)
+    do(c.AddJudge(handle="glavsud", role="tournament-master"), k)
+    do(c.RecordInfraction(infraction="elixirs.forbidden-combat", player="veda",
+                          judge="master", round=1), k)
+    do(c.RecordInfraction(infraction="hoops", player="veda", judge="master", round=2),
+       k)  # aggravated: pending the college's decision
+    do(c.RecordInfraction(infraction="attack.undeclared-on-participant", player="grom",
+                          judge="master", details={"level": 12, "attacks": 2}), k)
+    do(c.RecordResult(players=("grom", "lis"), score=(1, 0), round=1), k)
 
-    ledger.create_series(name="Командный турнир", rulebook="team-wargame", actor=actor)
-    w = tids["wargame"] = ledger.create_tournament(series="Командный турнир",
-                                                   name="Лига, тур 3", date=today, actor=actor)
-    ledger.add_team(tournament=w, handle="volki", name="Волки", members=["ivan", "petr"],
-                    actor=actor)
-    ledger.add_team(tournament=w, handle="medvedi", name="Медведи", members=["olga", "nina"],
-                    actor=actor)
-    ledger.add_judge(tournament=w, handle="glavsud", role="head-judge", actor=actor)
-    ledger.add_judge(tournament=w, handle="sudya", role="senior-judge", actor=actor)
-    ledger.add_judge(tournament=w, handle="mladshiy", role="junior-judge", actor=actor)
-    ledger.record_result(tournament=w, players=("ivan", "olga"), score=(12, 8), round=1,
-                         actor=actor)
-    ledger.record_result(tournament=w, players=("petr", "nina"), score=(5, 15), round=1,
-                         actor=actor)
-    ledger.record(tournament=w, infraction="disruptive-behaviour", player="ivan",
-                  judge="sudya", round=1, actor=actor)
-    ledger.record(tournament=w, infraction="petty-cheating", player="petr", judge="sudya",
-                  round=1, actor=actor)
-    ledger.record(tournament=w, infraction="serious-cheating", player="olga",
-                  judge="sudya", round=1, actor=actor)  # judge's range: pending
+    do(c.CreateSeries(name="Командный турнир", rulebook="team-wargame"))
+    w = tids["wargame"] = do(c.CreateTournament(series="Командный турнир",
+                                                name="Лига, тур 3", date=today))
+    do(c.AddTeam(handle="volki", name="Волки", members=["ivan", "petr"]), w)
+    do(c.AddTeam(handle="medvedi", name="Медведи", members=["olga", "nina"]), w)
+    do(c.AddJudge(handle="glavsud", role="head-judge"), w)
+    do(c.AddJudge(handle="sudya", role="senior-judge"), w)
+    do(c.AddJudge(handle="mladshiy", role="junior-judge"), w)
+    do(c.RecordResult(players=("ivan", "olga"), score=(12, 8), round=1), w)
+    do(c.RecordResult(players=("petr", "nina"), score=(5, 15), round=1), w)
+    do(c.RecordInfraction(infraction="disruptive-behaviour", player="ivan", judge="sudya",
+                          round=1), w)
+    do(c.RecordInfraction(infraction="petty-cheating", player="petr", judge="sudya",
+                          round=1), w)
+    do(c.RecordInfraction(infraction="serious-cheating", player="olga", judge="sudya",
+                          round=1), w)  # judge's range: pending
 
     set_names(ledger, names=NAMES, actor=actor)  # the teams' members were named by handle
     for (key, rnd), text in PAIRINGS.items():
-        import_pairings(ledger, tournament=tids[key], round=rnd, text=text, actor=actor)
+        do(c.ImportPairings(round=rnd, text=text), tids[key])
     # the junior judge, who gives no penalty, reports an incident for a judge who may rule
-    file_incident(ledger, tournament=w, subject="petr", table=1, round=2,
-                  text="Перемерил дистанцию уже после хода соперника; соперник возражает.",
-                  actor=Actor(name="mladshiy"))
+    app.handle(c.FileIncident(subject="petr", table=1, round=2,
+                              text="Перемерил дистанцию уже после хода соперника; соперник "
+                                   "возражает."), Actor(name="mladshiy"), w)
 
     with ledger.uow().begin() as s:
         for username, (name, person, roles) in USERS.items():

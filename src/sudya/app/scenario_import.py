@@ -5,9 +5,11 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from sudya.app.core import Sudya
 from sudya.app.ledger import Actor, Ledger
 from sudya.app.readback import series_json
 from sudya.app.scenario import Replay, replay
+from sudya.domain import commands as c
 from sudya.domain.engine.core import RulesEngine
 from sudya.domain.engine.model import (
     Appeal,
@@ -24,62 +26,76 @@ from sudya.domain.standings import entered
 
 def import_scenario(ledger: Ledger, scenario: dict[str, Any], *, name: str | None = None,
                     actor: Actor | None = None) -> int:
-    """Record a scenario as a new series; returns the series id. Wrong scenarios write nothing."""
+    """Record a scenario as a new series; returns the series id. Wrong scenarios write nothing.
+
+    Each of its events is sent as the command it is (sudya.app.core.Sudya.handle), by the
+    owner of the database: the scenario names every judge, who need no account."""
     actor = actor or Actor(name="import-scenario")
+    actor = Actor(name=actor.name, request_id=actor.request_id, owner=True)
     replay(scenario)  # a wrong scenario raises ScenarioError here, before any write
     results_once(Replay(scenario))  # and one the ledger would refuse half-way
     prepared = Replay(scenario)
     book = prepared.book
-    series = ledger.create_series(name=name or f"scenario {uuid.uuid4().hex[:8]}",
-                                  rulebook=str(scenario["rulebook"]), actor=actor)
+    app = Sudya(ledger)
+    series = app.handle(c.CreateSeries(name=name or f"scenario {uuid.uuid4().hex[:8]}",
+                                       rulebook=str(scenario["rulebook"])), actor)
     t0 = prepared.tournament
     number = 1
-    tournament = ledger.create_tournament(series=series, name=f"T{number}", date=t0.date,
-                                          level=t0.level, settings=t0.settings,
-                                          edition=book.edition, actor=actor)
+    tournament = app.handle(c.CreateTournament(
+        series=series, name=f"T{number}", date=t0.date, level=t0.level, settings=t0.settings,
+        edition=book.edition), actor)
     roster = prepared.roster
-    for player in roster.players:
-        ledger.add_player(tournament=tournament, handle=player, actor=actor)
-    for team_id, members in roster.teams.items():
-        ledger.add_team(tournament=tournament, handle=team_id, members=members, actor=actor)
-    for judge in roster.judges.values():
-        ledger.add_judge(tournament=tournament, handle=judge.id, role=judge.role,
-                         official=judge.official, actor=actor)
+
+    def enter(tournament: int) -> None:
+        """A scenario's people play in every tournament of its series: each is entered."""
+        for player in roster.players:
+            app.handle(c.AddPlayer(handle=player), actor, tournament)
+        for team_id, members in roster.teams.items():
+            app.handle(c.AddTeam(handle=team_id, members=members), actor, tournament)
+        for judge in roster.judges.values():
+            app.handle(c.AddJudge(handle=judge.id, role=judge.role, official=judge.official),
+                       actor, tournament)
+
+    enter(tournament)
     level, settings = t0.level, t0.settings
     for _label, ev in prepared.events:
-        if isinstance(ev, Offence):
-            offender_team = ev.offender if ev.offender in roster.teams else None
-            ledger.record(tournament=tournament, infraction=ev.infraction,
-                          player=None if offender_team else ev.offender, team=offender_team,
-                          judge=ev.judge,
-                          round=ev.round, date=ev.date, details=ev.details, choice=ev.choice,
-                          event_id=ev.id, actor=actor)
-        elif isinstance(ev, EndOfMatch):
-            ledger.end_match(tournament=tournament, round=ev.round, players=ev.players,
-                             event_id=ev.id, actor=actor)
-        elif isinstance(ev, NewTournament):
+        if isinstance(ev, NewTournament):
             number += 1
             level = ev.level if ev.level is not None else level
             settings = ev.settings if ev.settings is not None else settings
-            tournament = ledger.create_tournament(series=series, name=f"T{number}",
-                                                  date=ev.date, level=level, settings=settings,
-                                                  edition=book.edition, actor=actor)
-        elif isinstance(ev, Decision):
-            ledger.decide(tournament=tournament, of=ev.of, judge=ev.judge,
-                          sanctions=ev.sanctions, choice=ev.choice, date=ev.date,
-                          result=ev.result, until=ev.until, lift=ev.lift,
-                          event_id=ev.id, actor=actor)
-        elif isinstance(ev, Appeal):
-            ledger.appeal(tournament=tournament, of=ev.of, outcome=ev.outcome, judge=ev.judge,
-                          choice=ev.choice, event_id=ev.id, actor=actor)
-        elif isinstance(ev, Result):
-            ledger.record_result(tournament=tournament, players=ev.players, score=ev.score,
-                                 round=ev.round, event_id=ev.id, actor=actor)
+            tournament = app.handle(c.CreateTournament(
+                series=series, name=f"T{number}", date=ev.date, level=level,
+                settings=settings, edition=book.edition), actor)
+            enter(tournament)
         elif isinstance(ev, RosterChange):  # a removed player's place taken (§4 E9)
             for rep in ev.replacements:
-                ledger.replace_player(tournament=tournament, removed=rep.removed, by=rep.by,
-                                      army=rep.army, coach=rep.coach, actor=actor)
-    return series
+                app.handle(c.ReplacePlayer(replace=rep.removed, by=rep.by, army=rep.army,
+                                           coach=rep.coach), actor, tournament)
+        else:
+            app.handle(command_of(ev, roster.teams), actor, tournament, event_id=ev.id)
+    return int(series)
+
+
+def command_of(ev: Any, teams: dict[str, list[str]]) -> c.Command:
+    """The command a scenario's event is (as the replay decoded it)."""
+    if isinstance(ev, Offence):
+        team = ev.offender if ev.offender in teams else None
+        return c.RecordInfraction(infraction=ev.infraction,
+                                  player=None if team else ev.offender, team=team,
+                                  judge=ev.judge, round=ev.round, date=ev.date,
+                                  details=ev.details, choice=ev.choice)
+    if isinstance(ev, EndOfMatch):
+        return c.EndMatch(round=ev.round, players=None if ev.players is None
+                          else list(ev.players))
+    if isinstance(ev, Decision):
+        return c.decode("decision", {
+            "of": ev.of, "judge": ev.judge, "sanctions": ev.sanctions, "choice": ev.choice,
+            "date": ev.date, "result": ev.result, "until": ev.until, "lift": ev.lift})
+    if isinstance(ev, Appeal):
+        return c.Appeal(of=ev.of, outcome=ev.outcome, judge=ev.judge, choice=ev.choice)
+    if isinstance(ev, Result):
+        return c.RecordResult(players=ev.players, score=ev.score, round=ev.round)
+    raise TypeError(f"not a scenario event: {type(ev).__name__}")
 
 
 def results_once(prepared: Replay) -> None:

@@ -137,7 +137,7 @@ Day = Annotated[dt.date, BeforeValidator(_date), Field(ge=FIRST_DAY, le=LAST_DAY
 Facts = Annotated[dict[str, Any], AfterValidator(_plain_json)]
 Choice = Annotated[
     Id | dict[Literal["points", "amount"], Number] | None,
-    Field(default=None, description="The judge's choice where the rule offers one: a "
+    Field(description="The judge's choice where the rule offers one: a "
                                     "sanction id, `min`/`max` of a range, `{points: -N}` or "
                                     "`{amount: N}`.")]
 
@@ -225,7 +225,7 @@ class RecordInfraction(Command):
     date: Day | None = None
     details: Facts = Field(default_factory=dict,
                            description="The facts the rule reads (see the rulebook).")
-    choice: Choice
+    choice: Choice = None
     note: Note = Field(default="", description="The judge's account of what happened "
                        "(free text, at most 2000 characters), kept with the ruling.")
 
@@ -284,7 +284,7 @@ class Appeal(Command):
     of: Id = Field(description="The event whose rulings are appealed.")
     outcome: Literal["upheld", "overturned", "frivolous"]
     judge: Id | None = None
-    choice: Choice
+    choice: Choice = None
 
     def event(self, id: str) -> e.Appeal:
         return e.Appeal(id=id, of=self.of, outcome=self.outcome, judge=self.judge,
@@ -312,7 +312,7 @@ class Decide(Command):
         default=None, max_length=20,
         description="For an aggravated ruling: the sanctions decided (must be stricter than "
                     "the table's).")
-    choice: Choice
+    choice: Choice = None
     date: Day | None = None
     result: Literal["release", "annul"] | None = Field(
         default=None, description="For a ruling that froze its fight's result: release the "
