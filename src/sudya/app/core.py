@@ -10,6 +10,7 @@ views. The edges decode, call this, and render: none of them opens a database se
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,8 +23,11 @@ from sudya.app import access, accounts
 from sudya.app.access import Standing
 from sudya.app.common import Actor, LedgerError
 from sudya.app.ledger import Ledger, Recorded
+from sudya.app.queries import find_tournament
 from sudya.domain import commands as c
 from sudya.domain.engine.model import Ruling
+from sudya.domain.rulebook import loader
+from sudya.domain.rulebook.schema import Rulebook
 
 __all__ = ["HANDLERS", "Actor", "Recorded", "Sudya", "Where"]
 
@@ -48,6 +52,7 @@ class Sudya:
         self.ledger = ledger
         self.undo_seconds = undo_seconds  # how long a judge may take a ruling back
         self.read = Reads(self)
+        self._books: dict[int, Rulebook] = {}
 
     @classmethod
     def open(cls, settings: Any, engine: Any = None) -> Sudya:
@@ -116,18 +121,40 @@ class Sudya:
 
     def preview(self, cmd: c.RecordInfraction, actor: Actor, tournament: int) -> list[Ruling]:
         """The rulings `handle(cmd)` would make now, storing nothing."""
-        self.check(cmd, actor, tournament)
+        cmd = _own(self.check(cmd, actor, tournament), cmd, actor)  # type: ignore[assignment]
         return self.ledger.projection.preview(
             self.ledger.factory, self.ledger._series_of(tournament), cmd, "preview")
+
+    def book_of(self, tournament: int) -> Rulebook:
+        """The rulebook (edition) a tournament is judged by (cached: it never changes)."""
+        book = self._books.get(tournament)
+        if book is None:
+            with self.reading() as s:
+                t = find_tournament(s, tournament=tournament)
+            if t is None:
+                raise LedgerError("tournament.unknown", field="tournament",
+                                  tournament=tournament)
+            book = self._books[tournament] = loader.load(t.series.rulebook, t.edition)
+        return book
 
 
 # ---------------------------------------------------------------------- the handlers
 def _event(app: Sudya, cmd: c.Command, actor: Actor, where: Where) -> Recorded:
-    """A ledger event: stored with the rulings the engine makes on it."""
+    """A ledger event: stored with the rulings the engine makes on it (the rulebook they were
+    made under beside them). A judge's command that names no judge is theirs."""
     assert where.tournament is not None
-    app.check(cmd, actor, where.tournament)
-    return app.ledger.execute(where.tournament, cmd, event_id=where.event_id,
+    cmd = _own(app.check(cmd, actor, where.tournament), cmd, actor)
+    done = app.ledger.execute(where.tournament, cmd, event_id=where.event_id,
                               idempotency_key=where.key, actor=actor)
+    return dataclasses.replace(done, book=app.book_of(where.tournament))
+
+
+def _own(st: Standing, cmd: c.Command, actor: Actor) -> c.Command:
+    """The command in its author's name where it names no judge and the author is one."""
+    if (not actor.owner and "judge" in type(cmd).model_fields
+            and getattr(cmd, "judge", None) is None and st.roles.judge_handle is not None):
+        return cmd.model_copy(update={"judge": st.roles.judge_handle})
+    return cmd
 
 
 def _create_series(app: Sudya, cmd: c.CreateSeries, actor: Actor, where: Where) -> int:

@@ -58,6 +58,7 @@ from sudya.app.writer_queue import SeriesQueue
 from sudya.domain import commands
 from sudya.domain.engine.model import Result, Ruling
 from sudya.domain.errors import RuleError
+from sudya.domain.rulebook.schema import Rulebook
 from sudya.domain.standings import entered
 
 __all__ = ["Actor", "Ledger", "LedgerError", "Recorded"]
@@ -73,6 +74,7 @@ class Recorded:
     event: str
     rulings: list[Ruling]
     retried: bool = False
+    book: Rulebook | None = None  # the rulebook (edition) they were made under, for views
 
 
 class _Retried(Exception):
