@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -50,21 +51,25 @@ def test_no_connection_is_left_out_of_the_pool(app: FastAPI, client: TestClient,
 
 
 def test_writes_waiting_for_their_turn_hold_no_connection(
-        app: FastAPI, auth: Callable[[str], dict[str, str]]) -> None:
-    """Judges queued behind a long write of their series hold no connection: the first waits
-    for the series' turn in the series' thread, its read session given back
-    (services.ledger.ReadSessions); the others wait as coroutines for that thread
-    (web.writers)."""
+        app: FastAPI, auth: Callable[[str], dict[str, str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Judges queued behind a long write of their series hold no connection: each request
+    reads what it needs (its user, its standing, the command's scope) in sessions given back
+    at once, then waits for the series' turn holding none (app.ledger)."""
     ledger = app.state.ledger
     pool = ledger.db.pool
     judge = auth("sudya")
     series = ledger._series_of(BERSERK).id
     turn = ledger.projection.locks(series).turn
     waiting = 6
+    sent: list[int] = []  # the writes that reached the ledger (and wait there)
+    execute = ledger.execute
 
-    def queued() -> int:  # waiting for the turn, or sent to the series' thread and waiting
-        thread = app.state.writers._threads.get(series)
-        return len(turn._waiting) + (thread._work_queue.qsize() if thread else 0)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        sent.append(1)
+        return execute(*args, **kwargs)
+
+    monkeypatch.setattr(ledger, "execute", counted)
     assert turn.acquire(5)  # a long write of the series, from the test's thread
     answers: list[int] = []
     try:
@@ -79,10 +84,14 @@ def test_writes_waiting_for_their_turn_hold_no_connection(
         for thread in threads:
             thread.start()
         deadline = time.monotonic() + 30
-        while queued() < waiting:
-            assert time.monotonic() < deadline, "the requests never reached the turn"
+        while len(sent) < waiting:
+            assert time.monotonic() < deadline, "the requests never reached the ledger"
             time.sleep(0.01)
-        assert pool.checkedout() == 0  # all of them checked, all of them waiting
+        # all of them checked and waiting: a connection held while waiting never comes back
+        while pool.checkedout() != 0:
+            assert time.monotonic() < deadline, "a waiting write holds a connection"
+            time.sleep(0.01)
+        assert answers == []  # none answered: all of them still waiting for the turn
     finally:
         turn.release()
     for thread in threads:

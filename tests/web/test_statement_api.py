@@ -38,8 +38,15 @@ def test_statements_through_the_api(client: TestClient, auth: Auth, ledger: Ledg
                                                           ("head-judge", "glavsud")]
     assert listed[1]["rule_cited"] == "000 Приложение №2"
 
-    # a player's account: in their own name, and sees only their own statements
-    mine = client.post(URL, json={"role": "opponent", "author": "Борис", "text": "Так и было."},
+    # a player's account: in their own name (another's is refused, nothing stored), and sees
+    # only their own statements
+    theirs = client.post(URL, json={"role": "opponent", "author": "Борис",
+                                    "text": "Так и было."}, headers=auth("igrok"))
+    assert theirs.status_code == 403
+    [item] = theirs.json()["detail"]
+    assert (item["type"], item["params"]) == ("access.statement-author", {"author": "alisa"})
+    assert len(client.get(URL, headers=auth("glavsud")).json()) == 2
+    mine = client.post(URL, json={"role": "opponent", "text": "Так и было."},
                        headers=auth("igrok"))
     assert mine.status_code == 200 and mine.json()["author"] == "alisa"
     assert [s["author"] for s in client.get(URL, headers=auth("igrok")).json()] == ["alisa"]

@@ -1,19 +1,22 @@
-"""The JSON API, /api/v1: the same actions as the pages, over the same services.
+"""The JSON API, /api/v1: the same actions as the pages, through the same application core.
 
-Who may do what is checked before the body is read: 401 without a session, 403 when the
-caller's role in the tournament may not. A cookie session also needs the `X-CSRF-Token`
-header (GET /api/v1/me tells it) on every POST; a bearer token (POST /api/v1/login) doesn't.
-Bad input is a 422 whose `detail[].loc` names the field; a refused request stores nothing.
-An `idempotency_key` makes a retry return the first answer without recording twice.
+Every write is a command of sudya.domain.commands sent to `Sudya.handle`, which checks the
+caller's one permission for it with the tournament in scope: 401 without a session, 403 when
+the caller's role in the tournament may not (`access.*`), 422 naming the field when the
+command names a player, a judge or an event of another tournament (`scope.*`). A cookie
+session also needs the `X-CSRF-Token` header (GET /api/v1/me tells it) on every POST; a
+bearer token (POST /api/v1/login) doesn't. Bad input is a 422 whose `detail[].loc` names the
+field; a refused request stores nothing. An `idempotency_key` makes a retry return the first
+answer without recording twice.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import secrets
-import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import orjson
@@ -21,23 +24,20 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Security
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import APIKeyCookie, HTTPBearer
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, model_validator
 
 from sudya.adapters.scenario_file import json_error, plain
-from sudya.app.accounts import (
-    Action,
-    AuthError,
-    Roles,
-    readable_record,
-    sign_in,
-    sign_out,
-)
-from sudya.app.decks import card_list, decklist_status, register_decklist_once
-from sudya.app.ledger import Actor, Recorded
+from sudya.app import access
+from sudya.app.access import Permission, Standing
+from sudya.app.accounts import AuthError, readable_record
+from sudya.app.common import Actor, LedgerError
+from sudya.app.decks import card_list, decklist_status
+from sudya.app.ledger import Recorded
 from sudya.app.people import round_pairings, search_people
 from sudya.app.queries import (
     STANDINGS_PAGE,
     all_tournaments,
+    find_tournament,
     person_exists,
     person_history,
     rulings_json,
@@ -53,7 +53,6 @@ from sudya.app.views import (
     RulingView,
     StandingsPageView,
     TournamentBrief,
-    TournamentView,
     UserView,
     rulings_view,
 )
@@ -67,7 +66,6 @@ from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import preview_token
 from sudya.edges.web.context import COOKIE, Ctx, get_ctx
-from sudya.edges.web.writers import SeriesWriters
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -108,12 +106,14 @@ WRITES = (400, 401, 403, 404, 409, 422, 503)
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     text = {400: "The body is not JSON at all (undecodable bytes).",
             401: "Not signed in (or the session has ended).",
-            403: "Signed in, but your role may not do this (or the CSRF header is missing).",
+            403: "Signed in, but your role may not do this here (`access.*`), or the CSRF "
+                 "header is missing.",
             404: "No such tournament, rulebook or person.",
             409: "The idempotency key was used for another request, or the result of this "
                  "pair in this round is already entered (`result.entered`: correct it "
                  "instead); nothing recorded.",
-            422: "Bad input: `detail` names the field.",
+            422: "Bad input: `detail` names the field (a player, a judge or an event of "
+                 "another tournament too: `scope.*`).",
             429: "Too many failed logins from this address or for this username: wait the "
                  "seconds `Retry-After` says (`login.throttled`).",
             503: "The series' writes were queued longer than the write timeout "
@@ -122,12 +122,10 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------- input shapes
-# the limits of what a person may send are the commands' (sudya.domain.commands), written once
+# A write's body is its domain command (sudya.domain.commands: its fields, their limits and
+# descriptions, written once there) with what only the API adds: the idempotency key, and
+# for an infraction the preview. `judge` left out is the caller's own staff handle.
 Handle = commands.Id
-Round = Annotated[commands.Round | None, Field(default=None)]
-Day = Annotated[commands.Day | None, Field(default=None)]
-Number = commands.Number
-Choice = commands.Choice
 IdempotencyKey = Annotated[
     commands.Id | None,
     Field(default=None, description="Any unique string per action: a retry with the same key "
@@ -135,10 +133,29 @@ IdempotencyKey = Annotated[
                                     "records nothing new; the same key for another request "
                                     "is refused.")]
 TournamentId = Annotated[int, Path(ge=1, le=BIGGEST_ID, description="The tournament's id.")]
+CMD = TypeVar("CMD", bound=BaseModel)
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def command_of(cls: type[CMD], body: BaseModel, **values: Any) -> CMD:
+    """The domain command a request body holds: `cls`'s own fields of it (not the API's
+    `idempotency_key`, `preview`…), with `values` put in (`judge`)."""
+    return cls.model_validate({**{name: getattr(body, name) for name in cls.model_fields},
+                               **values})
+
+
+def body_of(cls: type[BaseModel], name: str, doc: str, *, without: tuple[str, ...]
+            ) -> type[BaseModel]:
+    """A request body of `cls`'s own fields (their types, limits, descriptions), less those
+    the URL gives (`without`)."""
+    fields: dict[str, Any] = {n: (f.annotation, f) for n, f in cls.model_fields.items()
+                              if n not in without}
+    if "idempotency_key" in fields:
+        fields["idempotency_key"] = (IdempotencyKey, None)
+    return create_model(name, __base__=Strict, __doc__=doc, **fields)
 
 
 class LoginIn(Strict):
@@ -146,20 +163,10 @@ class LoginIn(Strict):
     password: str = Field(min_length=1, max_length=200)
 
 
-class InfractionIn(Strict):
-    """A judge reports an infraction by a player (or a team)."""
+class InfractionIn(commands.RecordInfraction):
+    """A judge reports an infraction by a player (or a team); `judge`: by default the caller
+    (another judge is refused: a ruling is recorded in its sender's name)."""
 
-    infraction: Handle = Field(description="An infraction id from the tournament's rulebook.")
-    player: Handle | None = None
-    team: Handle | None = Field(default=None, description="For a team (clan) violation.")
-    round: Round
-    date: Day
-    details: commands.Facts = Field(
-        default_factory=dict, description="The facts the rule reads (see the rulebook).")
-    choice: Choice
-    note: commands.Note = Field(
-        default="", description="What happened, in the judge's words (at most 2000 "
-                                "characters): stored with the ruling, shown to the staff.")
     preview: bool = Field(default=False, description="Only show the rulings; store nothing.")
     preview_token: str | None = Field(
         default=None, max_length=200,
@@ -168,83 +175,44 @@ class InfractionIn(Strict):
                     "unless it is exactly the command previewed.")
     idempotency_key: IdempotencyKey
 
-    @model_validator(mode="after")
-    def _one_offender(self) -> InfractionIn:
-        if self.player is None and self.team is None:
-            raise ValueError("name the player (or the team)")
-        if self.player is not None and self.team is not None:
-            raise ValueError("name the player or the team, not both")
-        return self
 
+class EndOfMatchIn(commands.EndMatch):
+    """The end of a match or round: stacking checks for a table's players, or every player."""
 
-class EndOfMatchIn(Strict):
-    round: Round
-    players: list[Handle] | None = Field(
-        default=None, min_length=1, max_length=100,
-        description="The players (or teams) whose match ended, e.g. a table's pair; none: "
-                    "every player (the end of the round).")
     idempotency_key: IdempotencyKey
 
 
-class AppealIn(Strict):
-    of: Handle = Field(description="The event whose rulings are appealed.")
-    outcome: Literal["upheld", "overturned", "frivolous"]
-    choice: Choice
+class AppealIn(commands.Appeal):
+    """The head judge's decision on an appeal; `judge`: by default the caller."""
+
     idempotency_key: IdempotencyKey
 
 
-class SanctionIn(Strict):
-    kind: Handle
-    amount: Number | None = None
-    score: str | None = Field(default=None, pattern=r"^[0-9]{1,3}-[0-9]{1,3}$")
-    valid_until: Day
+class DecisionIn(commands.Decide):
+    """The college's (or a judge's) decision on a pending ruling; `judge`: by default the
+    caller."""
 
-
-class DecisionIn(Strict):
-    """The college's (or a judge's) decision on a pending ruling."""
-
-    of: Handle = Field(description="The event of the pending ruling.")
-    sanctions: list[SanctionIn] | None = Field(
-        default=None, max_length=20,
-        description="For an aggravated ruling: the sanctions decided (must be stricter than "
-                    "the table's).")
-    choice: Choice
-    date: Day
-    result: Literal["release", "annul"] | None = Field(
-        default=None, description="For a ruling that froze its fight's result: release it "
-                                  "or annul the fight.")
-    until: Day = Field(default=None, description="For a suspension: the term's last day.")
-    lift: bool = Field(default=False, description="For a suspension: lift it now.")
     idempotency_key: IdempotencyKey
 
 
-class CorrectionIn(Strict):
-    of: Handle = Field(description="The event whose rulings were recorded by mistake.")
-    reason: str = Field(default="", max_length=500)
+class CorrectionIn(commands.Correct):
+    """A mistaken record corrected: its rulings are revoked; `judge`: by default the caller."""
+
     idempotency_key: IdempotencyKey
 
 
-class ReplacementIn(Strict):
-    """A removed player's place taken (regulations.md §4 E9): by a player of the same army,
-    or by the team's coach, as the removal allows. One not yet registered for the tournament
+class ReplacementIn(commands.ReplacePlayer):
+    """A removed player's place taken (regulations.md §4 E9): `replace` the removed player,
+    `by` who takes the place — a player of the same army (`army`, the army both play) or the
+    team's coach (`coach`), as the removal allows. One not yet registered for the tournament
     is registered with it (created on first sight, named `name`)."""
 
-    replace: Handle = Field(description="The removed player.")
-    by: Handle = Field(description="Who takes the removed player's place.")
-    name: Annotated[str, Field(min_length=1, max_length=200),
-                    AfterValidator(commands.plain_id)] | None = Field(
-        default=None, description="The replacement's display name (a new person only).")
-    army: commands.Text | None = Field(default=None, description="The army both play (the "
-                                       "same); or `coach`.")
-    coach: bool = Field(default=False, description="The replacement is the team's coach.")
     idempotency_key: IdempotencyKey
 
 
-class ResultIn(Strict):
-    round: Round
-    players: tuple[Handle, Handle]
-    score: str = Field(pattern=r"^[0-9]{1,3}-[0-9]{1,3}$", description="The first player's "
-                       "score first, e.g. `12-8`.")
+class ResultIn(commands.RecordResult):
+    """A game or match result: `score` the first player's first, `[12, 8]` or `"12-8"`."""
+
     idempotency_key: IdempotencyKey
 
 
@@ -320,10 +288,17 @@ class ResultOut(BaseModel):
     score: str
 
 
-# ---------------------------------------------------------------------- who may
+# ---------------------------------------------------------------------- who is asking
 def _signed_in(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
                _c: Annotated[Any, Security(_cookie)] = None) -> Ctx:
     _user_of(ctx)
+    return ctx
+
+
+async def _caller(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
+                  _c: Annotated[Any, Security(_cookie)] = None) -> Ctx:
+    """The request's context, the user not read yet: a route reads it in its own thread
+    (`_author`, `_member`), so that a write takes one trip to the thread pool, not two."""
     return ctx
 
 
@@ -335,87 +310,50 @@ def _user_of(ctx: Ctx) -> UserView:
 
 
 Signed = Annotated[Ctx, Depends(_signed_in)]
+Caller = Annotated[Ctx, Depends(_caller)]
 
 
-@dataclass(frozen=True)
-class Access:
-    """A signed-in user's standing in one tournament."""
-
-    ctx: Ctx
-    user: UserView
-    tournament: TournamentView
-    book: Rulebook
-    roles: Roles
-
-    def actor(self) -> Actor:
-        request_id = self.ctx.request.headers.get("x-request-id", "")[:64]
-        return Actor(name=self.user.username, request_id=request_id or uuid.uuid4().hex)
+def _author(ctx: Ctx) -> Actor:
+    """Who sends a write: the signed-in user (401 without a session), whose cookie session
+    sent its CSRF header (403 without it; a bearer token needs none). What they may send is
+    the core's to decide (`Sudya.handle`)."""
+    _user_of(ctx)
+    ctx.check_csrf(None)
+    return ctx.actor()
 
 
-def _may(action: Action | None, *, write: bool = False) -> Callable[..., Access]:
-    """A dependency: the caller may do `action` (None: has any role) in tournament `tid`."""
-
-    # one trip to the thread pool for the user, the tournament and the roles (not `Signed`:
-    # each `def` dependency is a trip of its own)
-    def dependency(tid: TournamentId, ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
-                   _c: Annotated[Any, Security(_cookie)] = None) -> Access:
-        ctx.read_standing(tid)  # the user, the tournament and the roles: one statement
-        user = _user_of(ctx)
-        t, book, roles = ctx.tournament(tid)
-        allowed = bool(roles.names) if action is None else roles.can(action)
-        if not allowed:
-            what = {None: "have no role in", "rule": "may not give rulings in",
-                    "decide": "may not decide pending rulings or correct rulings in",
-                    "hear-appeals": "may not decide appeals in",
-                    "results": "may not record results in",
-                    "manage": "may not change the people of"}.get(action, "may not do this in")
-            raise ApiError(f"you {what} this tournament", status=403)
-        if write:
-            ctx.check_csrf(None)
-        return Access(ctx=ctx, user=user, tournament=t, book=book, roles=roles)
-
-    return dependency
+@contextmanager
+def _known() -> Iterator[None]:
+    """No such tournament is 404 in the API (the core refuses it as bad input)."""
+    try:
+        yield
+    except LedgerError as exc:
+        if exc.code != "tournament.unknown":
+            raise
+        raise ApiError(exc.code, status=404, field=exc.field, **exc.params) from None
 
 
-R = TypeVar("R")
+def _standing(ctx: Ctx, actor: Actor, tid: int) -> Standing:
+    """The actor in tournament `tid`: its rulebook and the actor's roles (404: no such)."""
+    with _known():
+        return ctx.app.standing(actor, tid)
 
 
-class Gate:
-    """A write route's access check, made on the route's own trip to a thread: a trip costs
-    55-140 µs of CPU here (quiet or loaded machine, `run_in_threadpool` on uvloop), and a
-    `def` dependency before a `def` route is two. The route is `async` and runs its work
-    through `run`, which checks first (the work cannot be reached without the check, nor the
-    check skipped). The trip is to the series' own thread (web.writers), where the writes of
-    the series wait their turn as coroutines; a tournament this process has not written to
-    yet (or none at all) goes to the thread pool, which learns its series."""
-
-    def __init__(self, check: Callable[[], Access], tid: int, ctx: Ctx) -> None:
-        self._check = check
-        self._tid = tid
-        self._ctx = ctx
-
-    async def run(self, work: Callable[[Access], R]) -> R:
-        """`work` with the caller's access, in the series' thread, once the check passed."""
-        check = self._check
-        state = self._ctx.request.app.state
-        series = state.ledger.known_series(self._tid)
-        if series is None:
-            return await run_in_threadpool(lambda: work(check()))
-        writers: SeriesWriters = state.writers
-        return await writers.run(series, lambda: work(check()))
+def _member(ctx: Ctx, tid: int, permission: Permission = "member") -> Standing:
+    """A read's access: the signed-in user (401) with a role in tournament `tid` (403), or
+    with `permission` there."""
+    _user_of(ctx)
+    actor = ctx.actor()
+    st = _standing(ctx, actor, tid)
+    if not st.can(permission):
+        raise access.refuse(actor, permission, st.tournament.name)
+    return st
 
 
-def _gate(action: Action, *, write: bool = False) -> Callable[..., Awaitable[Gate]]:
-    """A dependency: `_may`'s check, made by `Gate.run` in the route's thread (the same
-    parameters, so the same OpenAPI description and the same refusals)."""
-    check = _may(action, write=write)
-
-    async def dependency(tid: TournamentId, ctx: C,
-                         _b: Annotated[Any, Security(_bearer)] = None,
-                         _c: Annotated[Any, Security(_cookie)] = None) -> Gate:
-        return Gate(lambda: check(tid, ctx), tid, ctx)
-
-    return dependency
+def _send(ctx: Ctx, cmd: Any, actor: Actor, tid: int, key: str | None) -> Any:
+    """One command through the application's core, as the signed-in user."""
+    with _known():
+        return ctx.app.handle(cmd, actor, tid, key=key)
 
 
 V = TypeVar("V", bound=BaseModel)
@@ -435,22 +373,13 @@ class Answer(Response, Generic[V]):
                          status_code=status_code)
 
 
-def _rulings(a: Access, rulings: list[Ruling]) -> list[RulingView]:
-    return rulings_view(a.book, rulings)
-
-
-def _execute(a: Access, cmd: commands.Command, key: str | None) -> Recorded:
-    """One command through the ledger, as the signed-in user."""
-    return a.ctx.ledger.execute(a.tournament.id, cmd, idempotency_key=key, actor=a.actor())
-
-
-def _check_dates(book: Rulebook, body: InfractionIn) -> None:
+def _check_dates(book: Rulebook, cmd: commands.RecordInfraction) -> None:
     """Dates the rule reads lie in the years a validity window can count in."""
-    inf = book.infraction(body.infraction)
+    inf = book.infraction(cmd.infraction)
     if inf is None:
         return  # the ledger names the unknown infraction
     for name, detail in {**book.common_details, **inf.details}.items():
-        value = body.details.get(name)
+        value = cmd.details.get(name)
         if detail.type != "date" or not isinstance(value, str):
             continue
         try:
@@ -467,8 +396,8 @@ def _check_dates(book: Rulebook, body: InfractionIn) -> None:
              responses=_errors(400, 401, 422, 429))
 def api_login(body: LoginIn, request: Request, ctx: C) -> TokenOut:
     address = request.client.host if request.client else "?"
-    user, token = sign_in(ctx.ledger, username=body.username, password=body.password,
-                          throttle=request.app.state.throttle, address=address)
+    user, token = ctx.app.sign_in(username=body.username, password=body.password,
+                                  throttle=request.app.state.throttle, address=address)
     return TokenOut(token=token, username=user.username, display_name=user.display_name)
 
 
@@ -476,7 +405,7 @@ def api_login(body: LoginIn, request: Request, ctx: C) -> TokenOut:
              responses=_errors(401, 403))
 def api_logout(ctx: Signed) -> Response:
     ctx.check_csrf(None)
-    sign_out(ctx.ledger, token=ctx.token)
+    ctx.app.sign_out(ctx.token)
     return Response(status_code=204)
 
 
@@ -596,31 +525,33 @@ def _signed_out(ctx: Ctx) -> bool:
 def tournaments(ctx: C) -> list[TournamentBrief]:
     return [TournamentBrief(id=t.id, name=t.name, series=t.series.name,
                             rulebook=t.series.rulebook, edition=t.edition, level=t.level,
-                            date=t.date) for t in all_tournaments(ctx.session)]
+                            date=t.date) for t in ctx.read(all_tournaments)]
 
 
-def _visible(a: Access, rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    if a.roles.can("view-all"):
+def _visible(st: Standing, rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the caller sees of a tournament's rulings: staff all, a player their own."""
+    if st.roles.can("view-all"):
         return rulings
-    return [r for r in rulings if r["subject"] == a.roles.person]
+    return [r for r in rulings if r["subject"] == st.roles.person]
 
 
 @router.get("/tournaments/{tid}", summary="A tournament: people, judges, rulings",
             responses=_errors(401, 403, 404), response_model_exclude_unset=True)
-def tournament(a: Annotated[Access, Depends(_may(None))]) -> TournamentOut:
-    s = a.ctx.session
-    summary = tournament_summary(s, a.tournament.id)
+def tournament(tid: TournamentId, ctx: Caller) -> TournamentOut:
+    st = _member(ctx, tid)
+    summary = ctx.read(tournament_summary, tid)
     return TournamentOut.model_validate({**summary.model_dump(),
-                                         "rulings": _visible(a, rulings_json(s, a.tournament.id)),
-                                         "roles": sorted(a.roles.names),
-                                         "may": sorted(a.roles.may)})
+                                         "rulings": _visible(st, ctx.read(rulings_json, tid)),
+                                         "roles": sorted(st.roles.names),
+                                         "may": sorted(st.roles.may)})
 
 
 @router.get("/tournaments/{tid}/pending", summary="Rulings waiting for a decision",
             responses=_errors(401, 403, 404), response_model_exclude_unset=True)
-def pending(a: Annotated[Access, Depends(_may(None))]) -> list[RulingView]:
-    rulings = rulings_json(a.ctx.session, a.tournament.id)
-    return [RulingView.model_validate(r) for r in _visible(a, rulings) if r["pending"]]
+def pending(tid: TournamentId, ctx: Caller) -> list[RulingView]:
+    st = _member(ctx, tid)
+    rulings = ctx.read(rulings_json, tid)
+    return [RulingView.model_validate(r) for r in _visible(st, rulings) if r["pending"]]
 
 
 RoundQuery = Annotated[int | None, Query(ge=1, le=1000, description="A round; by default the "
@@ -636,20 +567,21 @@ RoundQuery = Annotated[int | None, Query(ge=1, le=1000, description="A round; by
                         "first, then names that begin with `q`, then the rest; no `q`: "
                         "everyone, in the order they entered.",
             responses=_errors(401, 403, 404, 422))
-def people(a: Annotated[Access, Depends(_may(None))],
+def people(tid: TournamentId, ctx: Caller,
            q: Annotated[str, Query(max_length=100, description="Part of a name or handle, "
                                                                "or a table number.")] = "",
            round: RoundQuery = None) -> list[PersonView]:
-    return search_people(a.ctx.session, tournament=a.tournament.id, q=q, round=round)
+    _member(ctx, tid)
+    return ctx.read(search_people, tournament=tid, q=q, round=round)
 
 
 @router.get("/tournaments/{tid}/pairings", summary="A round's tables: who plays whom where",
             description="As the round's last import stored them (`sudya pairings import`, "
                         "or the pairings page); a round without pairings has no tables.",
             responses=_errors(401, 403, 404, 422))
-def pairings(a: Annotated[Access, Depends(_may(None))], round: RoundQuery = None
-             ) -> PairingsView:
-    return round_pairings(a.ctx.session, tournament=a.tournament.id, round=round)
+def pairings(tid: TournamentId, ctx: Caller, round: RoundQuery = None) -> PairingsView:
+    _member(ctx, tid)
+    return ctx.read(round_pairings, tournament=tid, round=round)
 
 
 @router.get("/tournaments/{tid}/standings", summary="Standings (public)",
@@ -666,8 +598,8 @@ def standings(tid: TournamentId, ctx: C,
               q: Annotated[str, Query(max_length=100, description="Part of a name or "
                                                                   "handle.")] = ""
               ) -> StandingsPageView:
-    ctx.tournament(tid)
-    return standings_page(ctx.session, tid, page=page, limit=limit, q=q)
+    with _known():
+        return ctx.read(standings_page, tid, page=page, limit=limit, q=q)
 
 
 @router.get("/tournaments/{tid}/people/{handle}",
@@ -675,141 +607,117 @@ def standings(tid: TournamentId, ctx: C,
                     "own only)",
             responses=_errors(401, 403, 404))
 def person(tid: TournamentId, handle: Annotated[str, Path(min_length=1, max_length=100)],
-           ctx: Signed) -> list[RecordEntryView]:
-    t, _book, _roles = ctx.tournament(tid)
-    assert ctx.user is not None
+           ctx: Caller) -> list[RecordEntryView]:
+    user = _user_of(ctx)
+    t = ctx.read(find_tournament, tournament=tid)
+    if t is None:
+        raise ApiError("tournament.unknown", status=404, field="tournament", tournament=tid)
     # staff: a person of this series, and of the record the series they hold a role in
-    scope = readable_record(ctx.session, ctx.user, t, handle)
-    if not person_exists(ctx.session, handle):
+    scope = ctx.read(readable_record, user, t, handle)
+    if not ctx.read(person_exists, handle):
         raise ApiError(f"handle: unknown person {handle!r}", status=404, field="handle")
-    return person_history(ctx.session, handle, dt.date.today(), series=scope)
+    return ctx.read(person_history, handle, dt.date.today(), series=scope)
 
 
 # ---------------------------------------------------------------------- recording
+# Each write: its command, with the caller as its author and (unless the body names one) its
+# judge, through `Sudya.handle` in one trip to the thread pool (a `def` route): the core
+# checks the caller's permission and that everything the command names is of the tournament.
+def _judge(body: Any, st: Standing) -> str | None:
+    """The judge a command is sent in the name of: the one the body names, else the caller's
+    own staff handle (the core refuses anyone else's)."""
+    named: str | None = body.judge
+    return named if named is not None else st.roles.judge_handle
+
+
+def _event(st: Standing, done: Recorded) -> Answer[EventOut]:
+    return Answer(EventOut(event=done.event, rulings=_rulings(st.book, done.rulings)))
+
+
+def _rulings(book: Rulebook, rulings: list[Ruling]) -> list[RulingView]:
+    return rulings_view(book, rulings)
+
+
 @router.post("/tournaments/{tid}/infractions", summary="Record (or preview) an infraction",
              responses=_errors(*WRITES), response_model=RecordOut)
-async def record(body: InfractionIn, gate: Annotated[Gate, Depends(_gate("rule", write=True))]
-                 ) -> Answer[RecordOut]:
-    return await gate.run(lambda a: _record(body, a))
-
-
-def _record(body: InfractionIn, a: Access) -> Answer[RecordOut]:
-    args: dict[str, Any] = dict(tournament=a.tournament.id, infraction=body.infraction,
-                                player=body.player, team=body.team,
-                                judge=a.roles.judge_handle, round=body.round,
-                                details=body.details, choice=body.choice)
-    _check_dates(a.book, body)
-    cmd = commands.RecordInfraction(date=body.date, note=body.note,
-                                    **{k: v for k, v in args.items() if k != "tournament"})
-    secret = a.ctx.request.app.state.secret
+def record(tid: TournamentId, body: InfractionIn, ctx: Caller) -> Answer[RecordOut]:
+    actor = _author(ctx)
+    st = _standing(ctx, actor, tid)
+    cmd = command_of(commands.RecordInfraction, body, judge=_judge(body, st))
+    _check_dates(st.book, cmd)
+    secret = ctx.request.app.state.secret
     if body.preview:
-        token = preview_token.token(secret, a.tournament.id, a.user.username, cmd)
+        token = preview_token.token(secret, tid, actor.name, cmd)
+        with _known():
+            rulings = ctx.app.preview(cmd, actor, tid)
         return Answer(RecordOut(preview=True, event=None, preview_token=token,
-                                rulings=_rulings(a, a.ctx.ledger.preview(**args))))
+                                rulings=_rulings(st.book, rulings)))
     if body.preview_token is not None and not preview_token.same(
-            secret, a.tournament.id, a.user.username, cmd, body.preview_token):
+            secret, tid, actor.name, cmd, body.preview_token):
         raise SudyaError("preview.changed", field="preview_token")
-    done = _execute(a, cmd, body.idempotency_key)
-    return Answer(RecordOut(preview=False, rulings=_rulings(a, done.rulings), event=done.event))
+    done: Recorded = _send(ctx, cmd, actor, tid, body.idempotency_key)
+    return Answer(RecordOut(preview=False, rulings=_rulings(st.book, done.rulings),
+                            event=done.event))
 
 
 @router.post("/tournaments/{tid}/end-of-match",
              summary="The end of a match or round: stacking checks for a table's players "
                      "or for every player",
              responses=_errors(*WRITES), response_model=EventOut)
-async def end_of_match(body: EndOfMatchIn, gate: Annotated[Gate, Depends(_gate("rule", write=True))]
-                       ) -> Answer[EventOut]:
-    return await gate.run(lambda a: _end_of_match(body, a))
-
-
-def _end_of_match(body: EndOfMatchIn, a: Access) -> Answer[EventOut]:
-    done = _execute(a, commands.EndMatch(round=body.round, players=body.players),
-                    body.idempotency_key)
-    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
+def end_of_match(tid: TournamentId, body: EndOfMatchIn, ctx: Caller) -> Answer[EventOut]:
+    actor = _author(ctx)
+    st = _standing(ctx, actor, tid)
+    return _event(st, _send(ctx, command_of(commands.EndMatch, body), actor, tid,
+                            body.idempotency_key))
 
 
 @router.post("/tournaments/{tid}/appeals", summary="Decide an appeal (head judge)",
              responses=_errors(*WRITES), response_model=EventOut)
-async def appeal(body: AppealIn, gate: Annotated[Gate, Depends(_gate("hear-appeals", write=True))]
-                 ) -> Answer[EventOut]:
-    return await gate.run(lambda a: _appeal(body, a))
-
-
-def _appeal(body: AppealIn, a: Access) -> Answer[EventOut]:
-    done = _execute(a, commands.Appeal(of=body.of, outcome=body.outcome,
-                                       judge=a.roles.judge_handle, choice=body.choice),
-                    body.idempotency_key)
-    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
+def appeal(tid: TournamentId, body: AppealIn, ctx: Caller) -> Answer[EventOut]:
+    actor = _author(ctx)
+    st = _standing(ctx, actor, tid)
+    cmd = command_of(commands.Appeal, body, judge=_judge(body, st))
+    return _event(st, _send(ctx, cmd, actor, tid, body.idempotency_key))
 
 
 @router.post("/tournaments/{tid}/decisions", summary="Decide a pending ruling",
              responses=_errors(*WRITES), response_model=EventOut)
-async def decision(body: DecisionIn, gate: Annotated[Gate, Depends(_gate("decide", write=True))]
-                   ) -> Answer[EventOut]:
-    return await gate.run(lambda a: _decision(body, a))
-
-
-def _decision(body: DecisionIn, a: Access) -> Answer[EventOut]:
-    sanctions = (None if body.sanctions is None else
-                 [s.model_dump(mode="json", exclude_none=True) for s in body.sanctions])
-    cmd = commands.decode("decision", {"of": body.of, "judge": a.roles.judge_handle,
-                                       "sanctions": sanctions, "choice": body.choice,
-                                       "date": body.date, "result": body.result,
-                                       "until": body.until, "lift": body.lift})
-    done = _execute(a, cmd, body.idempotency_key)
-    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
+def decision(tid: TournamentId, body: DecisionIn, ctx: Caller) -> Answer[EventOut]:
+    actor = _author(ctx)
+    st = _standing(ctx, actor, tid)
+    cmd = command_of(commands.Decide, body, judge=_judge(body, st))
+    return _event(st, _send(ctx, cmd, actor, tid, body.idempotency_key))
 
 
 @router.post("/tournaments/{tid}/corrections",
              summary="Correct a mistaken record: its rulings are revoked by a new one",
              responses=_errors(*WRITES), response_model=EventOut)
-async def correction(body: CorrectionIn, gate: Annotated[Gate, Depends(_gate("decide", write=True))]
-                     ) -> Answer[EventOut]:
-    return await gate.run(lambda a: _correction(body, a))
-
-
-def _correction(body: CorrectionIn, a: Access) -> Answer[EventOut]:
-    done = _execute(a, commands.Correct(of=body.of, judge=a.roles.judge_handle,
-                                        reason=body.reason), body.idempotency_key)
-    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
+def correction(tid: TournamentId, body: CorrectionIn, ctx: Caller) -> Answer[EventOut]:
+    actor = _author(ctx)
+    st = _standing(ctx, actor, tid)
+    cmd = command_of(commands.Correct, body, judge=_judge(body, st))
+    return _event(st, _send(ctx, cmd, actor, tid, body.idempotency_key))
 
 
 @router.post("/tournaments/{tid}/results",
              summary="A game or match result (scorekeeper, organiser, judges who rule)",
-             responses=_errors(*WRITES))
-async def result(body: ResultIn, gate: Annotated[Gate, Depends(_gate("results", write=True))]
-                 ) -> ResultOut:
-    return await gate.run(lambda a: _result(body, a))
-
-
-def _result(body: ResultIn, a: Access) -> ResultOut:
-    if body.players[0] == body.players[1]:
-        raise ApiError("players: two different players", status=422, field="players")
-    cmd = commands.decode("result", {"players": body.players, "score": body.score,
-                                     "round": body.round})
-    done = _execute(a, cmd, body.idempotency_key)
-    return ResultOut(event=done.event, round=body.round, players=body.players,
-                     score=body.score)
+             responses=_errors(*WRITES), response_model=ResultOut)
+def result(tid: TournamentId, body: ResultIn, ctx: Caller) -> Answer[ResultOut]:
+    actor = _author(ctx)
+    cmd = command_of(commands.RecordResult, body)
+    done: Recorded = _send(ctx, cmd, actor, tid, body.idempotency_key)
+    return Answer(ResultOut(event=done.event, round=cmd.round, players=cmd.players,
+                            score=f"{cmd.score[0]}-{cmd.score[1]}"))
 
 
 @router.post("/tournaments/{tid}/replacements",
              summary="Replace a removed player (regulations.md §4 E9; the organiser)",
              responses=_errors(*WRITES), response_model=EventOut)
-async def replacement(body: ReplacementIn,
-                      gate: Annotated[Gate, Depends(_gate("manage", write=True))]
-                      ) -> Answer[EventOut]:
-    return await gate.run(lambda a: _replacement(body, a))
-
-
-def _replacement(body: ReplacementIn, a: Access) -> Answer[EventOut]:
-    cmd = commands.decode("roster", {"replace": body.replace, "by": body.by,
-                                     "army": body.army, "coach": body.coach})
-    assert isinstance(cmd, commands.ChangeRoster) and cmd.replace and cmd.by
-    done = a.ctx.ledger.replace_player(tournament=a.tournament.id, removed=cmd.replace,
-                                       by=cmd.by, army=cmd.army, coach=cmd.coach,
-                                       name=body.name, idempotency_key=body.idempotency_key,
-                                       actor=a.actor())
-    return Answer(EventOut(event=done.event, rulings=_rulings(a, done.rulings)))
+def replacement(tid: TournamentId, body: ReplacementIn, ctx: Caller) -> Answer[EventOut]:
+    actor = _author(ctx)
+    st = _standing(ctx, actor, tid)
+    return _event(st, _send(ctx, command_of(commands.ReplacePlayer, body), actor, tid,
+                            body.idempotency_key))
 
 
 # ---------------------------------------------------------------------- deck checks
@@ -936,18 +844,19 @@ class DeckStatusOut(BaseModel):
 
 
 def _deck_rulebook(ctx: Ctx, rulebook: str | None, tournament: int | None,
-                   part: Literal["formats", "squad"]) -> tuple[Rulebook, Access | None]:
-    """The rulebook a deck request uses, and the caller's access when it names a tournament;
-    every deck POST is checked for CSRF like the others."""
-    access = None
+                   part: Literal["formats", "squad"]) -> tuple[Rulebook, Standing | None]:
+    """The rulebook a deck request uses, and the caller's standing when it names a tournament
+    (its rulebook is for those who may give rulings there); every deck POST is checked for
+    CSRF like the others."""
+    ctx.check_csrf(None)
+    st = None
     if tournament is not None:
-        access = _may("rule", write=True)(tournament, ctx)
-        book = access.book
+        st = _member(ctx, tournament, "rule")
+        book = st.book
         if rulebook is not None and rulebook != book.id:
             raise ApiError(f"rulebook: tournament {tournament} uses {book.id}, not "
                            f"{rulebook!r}", status=422, field="rulebook")
     else:
-        ctx.check_csrf(None)
         if rulebook is None:
             raise ApiError("rulebook: name the rulebook (or the tournament)", status=422,
                            field="rulebook")
@@ -960,7 +869,7 @@ def _deck_rulebook(ctx: Ctx, rulebook: str | None, tournament: int | None,
         what = "deck formats" if part == "formats" else "squad rules"
         raise ApiError(f"rulebook: {book.id} has no {what}", status=422,
                        field="tournament" if tournament is not None else "rulebook")
-    return book, access
+    return book, st
 
 
 def _finding(f: Finding) -> FindingOut:
@@ -968,7 +877,7 @@ def _finding(f: Finding) -> FindingOut:
 
 
 def _deck_cards(ctx: Ctx, choice: str) -> tuple[CardList, bool]:
-    cards, sample = card_list(ctx.session, choice)
+    cards, sample = ctx.read(card_list, choice)
     if cards is None:
         raise ApiError("cards: no card list is imported (sudya cards import FILE); send "
                        "cards: sample to use the SAMPLE list", status=422, field="cards")
@@ -978,18 +887,17 @@ def _deck_cards(ctx: Ctx, choice: str) -> tuple[CardList, bool]:
 @router.post("/decks/check", summary="Check a deck list (and register it for a player)",
              responses=_errors(*WRITES))
 def deck_check(body: DeckCheckIn, ctx: Signed) -> DeckCheckOut:
-    book, access = _deck_rulebook(ctx, body.rulebook, body.tournament, "formats")
+    book, st = _deck_rulebook(ctx, body.rulebook, body.tournament, "formats")
     if body.format not in book.formats:
         raise ApiError(f"format: unknown format {body.format!r} (formats: "
                        f"{', '.join(book.formats)})", status=422, field="format")
     cards, sample = _deck_cards(ctx, body.cards)
     findings = check(parse(body.text), cards, book.formats[body.format], body.format)
     decklist_id = None
-    if access is not None and body.player is not None:
-        decklist_id = register_decklist_once(
-            ctx.ledger, user=access.user.username, key=body.idempotency_key,
-            tournament=access.tournament.id, player=body.player, text=body.text,
-            fmt=body.format, findings=findings)
+    if st is not None and body.player is not None:
+        cmd = commands.RegisterDecklist(player=body.player, text=body.text, fmt=body.format,
+                                        findings=findings)
+        decklist_id = _send(ctx, cmd, ctx.actor(), st.tournament.id, body.idempotency_key)
     return DeckCheckOut(rulebook=book.id, format=body.format, sample=sample,
                         findings=[_finding(f) for f in findings],
                         player=body.player, decklist_id=decklist_id)
@@ -1006,7 +914,7 @@ def deck_compare(body: DeckCompareIn, ctx: Signed) -> DeckCompareOut:
 @router.post("/squad/remedy", summary="The overspend remedy: the seed and every draw",
              responses=_errors(*WRITES))
 def squad_remedy(body: SquadRemedyIn, ctx: Signed) -> SquadRemedyOut:
-    book, _access = _deck_rulebook(ctx, body.rulebook, body.tournament, "squad")
+    book, _st = _deck_rulebook(ctx, body.rulebook, body.tournament, "squad")
     assert book.squad is not None
     cards, sample = _deck_cards(ctx, body.cards)
     seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
@@ -1023,10 +931,11 @@ def squad_remedy(body: SquadRemedyIn, ctx: Signed) -> SquadRemedyOut:
 
 @router.get("/tournaments/{tid}/decks", summary="Every player's deck list and its state",
             responses=_errors(401, 403, 404))
-def deck_status(a: Annotated[Access, Depends(_may("rule"))]) -> list[DeckStatusOut]:
-    if not a.book.formats:
+def deck_status(tid: TournamentId, ctx: Caller) -> list[DeckStatusOut]:
+    st = _member(ctx, tid, "rule")
+    if not st.book.formats:
         raise ApiError("this tournament's rulebook has no deck formats", status=404)
-    rows = decklist_status(a.ctx.session, a.tournament.id)
+    rows = ctx.read(decklist_status, tid)
     for row in rows:  # SQLite keeps no time zone: the ledger writes UTC
         at = row["checked_at"]
         if at is not None and at.tzinfo is None:

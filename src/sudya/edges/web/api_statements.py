@@ -1,18 +1,16 @@
 """The API's twins of the statements pages (web.pages_statements): a disqualification's
-statements, and a new one, over the same services (services.statements)."""
+statements, and a new one (`AddStatement` through the application's core)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Path
 from fastapi.responses import Response
-from pydantic import Field
 
-from sudya.app.ledger import LedgerError
+from sudya.app.common import LedgerError
 from sudya.app.statements import (
     Permission,
-    add_statement,
     dq_event,
     dq_events,
     permission,
@@ -21,39 +19,44 @@ from sudya.app.statements import (
 )
 from sudya.app.views import DisqualificationView, StatementView
 from sudya.domain import commands
-from sudya.edges.web.api import WRITES, Access, ApiError, IdempotencyKey, Strict, _errors, _may
+from sudya.edges.web.api import (
+    WRITES,
+    ApiError,
+    Caller,
+    TournamentId,
+    _author,
+    _errors,
+    _member,
+    _send,
+    body_of,
+)
+from sudya.edges.web.context import Ctx
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 EventId = Annotated[str, Path(min_length=1, max_length=100,
                               description="The event whose ruling disqualified or suspended "
                                           "(as rulings name it: `e7`).")]
+# a statement is found by the event it is about: refused as not found (404), not as bad input
+NOT_FOUND = ("statement.unknown-event", "statement.not-a-dq")
+
+# the body: the command's own fields, less the tournament and the event the URL names
+if TYPE_CHECKING:
+    StatementIn = commands.AddStatement
+else:
+    StatementIn = body_of(
+        commands.AddStatement, "StatementIn",
+        "A statement about the disqualification or suspension the URL names. A player's own "
+        "account writes in their own name: `author` left empty is theirs, another's is "
+        "refused (403, `access.statement-author`).", without=("tournament", "event"))
 
 
-class StatementIn(Strict):
-    """A statement about a disqualification or suspension. A player's own account writes in
-    their own name (`author` is theirs whatever is sent)."""
-
-    role: commands.StatementRole = Field(description="`player`: the disqualified player's "
-                                         "own; `opponent`; `witness`; `head-judge`: the head "
-                                         "judge's statement of facts (the head judge only).")
-    author: str = Field(default="", max_length=commands.MAX_AUTHOR,
-                        description="Whose statement (a name or handle); by default the "
-                                    "player's for `player`, the head judge's for theirs.")
-    text: str = Field(max_length=commands.MAX_STATEMENT, description="The statement; the head "
-                      "judge's: the facts.")
-    rule_cited: str | None = Field(default=None, max_length=commands.MAX_RULE,
-                                   description="The head judge's only, and required there.")
-    decision: str | None = Field(default=None, max_length=commands.MAX_DECISION,
-                                 description="The head judge's only, and required there.")
-    idempotency_key: IdempotencyKey
-
-
-def _dq(a: Access, event: str) -> tuple[DisqualificationView, Permission]:
+def _dq(ctx: Ctx, tid: int, event: str) -> tuple[DisqualificationView, Permission]:
+    st = _member(ctx, tid)
     try:
-        dq = dq_event(a.ctx.session, tournament=a.tournament.id, event=event)
+        dq = ctx.read(dq_event, tournament=tid, event=event)
     except LedgerError as exc:
         raise ApiError(exc.code, status=404, field=exc.field, **exc.params) from None
-    may = permission(a.ctx.session, a.roles, tournament=a.tournament.id, subjects=dq.subjects)
+    may = ctx.read(permission, st.roles, tournament=tid, subjects=dq.subjects)
     if not may.roles and not may.reads_all:
         raise ApiError("you may neither read nor write statements in this tournament",
                        status=403)
@@ -63,20 +66,21 @@ def _dq(a: Access, event: str) -> tuple[DisqualificationView, Permission]:
 @router.get("/tournaments/{tid}/disqualifications",
             summary="Disqualifications and suspensions, each with its statements' count",
             responses=_errors(401, 403, 404, 422))
-def disqualifications(a: Annotated[Access, Depends(_may(None))]
-                      ) -> list[DisqualificationView]:
-    return dq_events(a.ctx.session, tournament=a.tournament.id)
+def disqualifications(tid: TournamentId, ctx: Caller) -> list[DisqualificationView]:
+    _member(ctx, tid)
+    return ctx.read(dq_events, tournament=tid)
 
 
 @router.get("/tournaments/{tid}/events/{event}/statements",
             summary="A disqualification's statements, in the order written (a player sees "
                     "their own, and all about their own disqualification)",
             responses=_errors(401, 403, 404, 422))
-def statements(event: EventId, a: Annotated[Access, Depends(_may(None))]
-               ) -> list[StatementView]:
-    dq, may = _dq(a, event)
-    return visible(may, statements_of(a.ctx.session, tournament=a.tournament.id,
-                                      event=dq.event), a.user.username)
+def statements(tid: TournamentId, event: EventId, ctx: Caller) -> list[StatementView]:
+    dq, may = _dq(ctx, tid, event)
+    user = ctx.user
+    assert user is not None
+    return visible(may, ctx.read(statements_of, tournament=tid, event=dq.event),
+                   user.username)
 
 
 @router.post("/tournaments/{tid}/events/{event}/statements",
@@ -85,23 +89,20 @@ def statements(event: EventId, a: Annotated[Access, Depends(_may(None))]
              description="A judge of the tournament writes the player's, the opponent's or a "
                          "witness's; whoever may hear appeals also the head judge's; a player's "
                          "own account their own (`player` about their own disqualification, "
-                         "otherwise `opponent` or `witness`).",
+                         "otherwise `opponent` or `witness`), in their own name: `author` "
+                         "left empty is theirs, another's is refused.",
              responses=_errors(*WRITES))
-def statement(body: StatementIn, event: EventId,
-              a: Annotated[Access, Depends(_may(None, write=True))]) -> StatementView:
-    dq, may = _dq(a, event)
-    if not may.allows(body.role):
-        raise ApiError(f"your role may not write the {body.role} statement here", status=403,
-                       field="role")
-    raw = {"tournament": a.tournament.id, "event": dq.event,
-           **body.model_dump(exclude_none=True)}
-    if may.author is not None:
-        raw["author"] = may.author
+def statement(tid: TournamentId, event: EventId, body: StatementIn, ctx: Caller
+              ) -> StatementView:
+    actor = _author(ctx)
+    cmd = commands.decode_statement({**body.model_dump(), "tournament": tid, "event": event})
     try:
-        cmd = commands.decode_statement(raw)
-    except commands.CommandError as exc:
-        raise ApiError(exc.code, status=422, field=exc.field, **exc.params) from None
-    return add_statement(a.ctx.ledger, cmd, a.actor())
+        done: StatementView = _send(ctx, cmd, actor, tid, cmd.idempotency_key)
+    except LedgerError as exc:
+        if exc.code not in NOT_FOUND:
+            raise
+        raise ApiError(exc.code, status=404, field=exc.field, **exc.params) from None
+    return done
 
 
 @router.api_route("/tournaments/{tid}/events/{event}/statements", include_in_schema=False,
