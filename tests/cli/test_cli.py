@@ -1,7 +1,9 @@
-"""The `sudya` command, run for real as `python -m sudya ...` in a subprocess.
+"""The `sudya` command: replay, rulebooks, lookup, lint, editions, demo.
 
-Every test goes through the console entry point (`sudya.edges.cli.entry:main`), so exit codes,
-what lands on stdout and stderr, and the absence of tracebacks are the user's view.
+Every test goes through the console entry point (`sudya.edges.cli.entry:main`), in this
+process (the `sudya` fixture, cli_kit.run), so exit codes, what lands on stdout and stderr,
+and the absence of tracebacks are the user's view; the tests marked slow run it as a real
+process: the console script, `python -m sudya`, the replay's fast exit, Ctrl-C, a closed pipe.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_kit import COMMAND, process, run_process
+from cli_kit import env as kit_env
 
 HERE = Path(__file__).parent
 SHARED_SCENARIOS = HERE.parents[1].parent / "shared" / "scenarios"
@@ -818,17 +822,6 @@ def test_demo_in_english(sudya: Sudya) -> None:
 # ----------------------------------------------------------- the console script
 
 
-def test_console_script(tmp_path: Path) -> None:
-    script = Path(sys.executable).parent / "sudya"
-    if not script.exists():
-        pytest.skip(f"no console script beside {sys.executable}")
-    proc = subprocess.run([str(script), "rulebooks"], cwd=tmp_path, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
-    for rid in BUNDLED_IDS:
-        assert rid in proc.stdout
-
-
 def test_help(sudya: Sudya) -> None:
     run = sudya("--help")
     assert run.returncode == 0
@@ -846,6 +839,24 @@ def test_a_database_error_is_one_line_and_exit_1(sudya: Sudya, tmp_path: Path) -
     assert run.stderr_lines == ["sudya: database error: file is not a database"]
 
 
+# ------------------------------------------------------- end to end: real processes
+
+
+@pytest.mark.slow
+def test_console_script(tmp_path: Path) -> None:
+    """The installed `sudya` script, and `python -m sudya`, as the user runs them."""
+    script = Path(sys.executable).parent / "sudya"
+    if not script.exists():
+        pytest.skip(f"no console script beside {sys.executable}")
+    listed = run_process(tmp_path, "rulebooks", command=[str(script)])
+    assert listed.returncode == 0, listed.stderr
+    for rid in BUNDLED_IDS:
+        assert rid in listed.stdout
+    refused = run_process(tmp_path, "rulebook", "show", "chess", lang="en",
+                          command=[sys.executable, "-m", "sudya"])
+    assert_refused(refused, "unknown rulebook", "'chess'")
+
+
 def _after(tmp_path: Path, expression: str, *args: str, env: dict[str, str] | None = None
            ) -> Any:
     """The value of `expression` (a Python literal's text) once `sudya ARGS` has ended, run by
@@ -856,10 +867,11 @@ def _after(tmp_path: Path, expression: str, *args: str, env: dict[str, str] | No
             f"sys.argv = ['sudya', *{list(args)!r}]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             f"sys.stderr.write(repr({expression}))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False, cwd=tmp_path, env=env)
-    assert proc.returncode == 0, proc.stderr
-    return ast.literal_eval(proc.stderr.splitlines()[-1])
+    with process([sys.executable, "-c", code], tmp_path, environ=env or kit_env(),
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    return ast.literal_eval(err.splitlines()[-1])
 
 
 def _modules_after(tmp_path: Path, *args: str) -> list[str]:
@@ -868,19 +880,23 @@ def _modules_after(tmp_path: Path, *args: str) -> list[str]:
     return loaded
 
 
+@pytest.mark.slow
 def test_replay_needs_no_database_library(tmp_path: Path) -> None:
     """`sudya replay FILE` imports no SQLAlchemy (0.2 s of every replay's start), no rich,
-    none of the other commands' modules (0.1-0.2 s more) and not the command-line library
-    (typer and click, 40-50 ms); pydantic's plugins are not looked for (40-80 ms)."""
+    none of the other commands' modules (0.1-0.2 s more), not the application's core and not
+    the command-line library (typer and click, 40-50 ms); pydantic's plugins are not looked
+    for (40-80 ms)."""
     scenario = str(SHARED_SCENARIOS / "berserk-basics.yaml")
     loaded = _modules_after(tmp_path, "replay", scenario)
     assert "sudya.app.scenario" in loaded  # it did replay
     assert [m for m in loaded if m.startswith(("sqlalchemy", "rich", "typer", "click",
                                                "sudya.edges.cli."))] == ["sudya.edges.cli.entry"]
+    assert "sudya.app.core" not in loaded and "sudya.app.ledger" not in loaded
     # anything more on the command line (help, options) is typer's, as every other command
     assert "typer" in _modules_after(tmp_path, "replay", "--help")
 
 
+@pytest.mark.slow
 def test_replay_ends_at_once_with_all_its_output(tmp_path: Path) -> None:
     """A replay's process ends as soon as its last byte is written (`os._exit(0)`), not after
     the interpreter has freed its rulings one by one (0.5 s of a season's replay): its output
@@ -889,15 +905,18 @@ def test_replay_ends_at_once_with_all_its_output(tmp_path: Path) -> None:
     assert _after(tmp_path, "ended", "replay", scenario) == [0]
     bad = write(tmp_path / "bad.yaml", "rulebook: berserk\n")
     assert _after(tmp_path, "ended", "replay", str(bad)) == []
+    refused = run_process(tmp_path, "replay", bad, lang="en")
+    assert_refused(refused, "level", "required")
     out = tmp_path / "out.json"
-    with out.open("wb") as sink:
-        proc = subprocess.run([sys.executable, "-m", "sudya", "replay", scenario], stdout=sink,
-                              stderr=subprocess.PIPE, cwd=tmp_path, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
+    with out.open("wb") as sink, process([*COMMAND, "replay", scenario], tmp_path,
+                                         stdout=sink, stderr=subprocess.PIPE) as proc:
+        _nothing, error = proc.communicate(timeout=120)
+    assert proc.returncode == 0, error
     assert out.read_bytes().endswith(b"\n}\n")
     assert json.loads(out.read_bytes())["rulings"]
 
 
+@pytest.mark.slow
 def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """`sudya replay FILE | head`: once the reader stops reading, exit 1 and not a word (no
     BrokenPipeError traceback), as typer ends the commands it runs."""
@@ -908,36 +927,35 @@ def test_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
                             "round": 1} for i, p in enumerate(players)]}
     path = tmp_path / "big.json"
     path.write_text(json.dumps(scenario), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "SUDYA_DEBUG"}
-    proc = subprocess.Popen([sys.executable, "-m", "sudya", "replay", str(path)], cwd=tmp_path,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.read(100).startswith(b"{")
-    proc.stdout.close()
-    error = proc.stderr.read()
-    assert proc.wait(timeout=120) == 1
+    with process([sys.executable, "-m", "sudya", "replay", path], tmp_path,
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.read(100).startswith(b"{")
+        proc.stdout.close()
+        error = proc.stderr.read()
+        assert proc.wait(timeout=120) == 1
     assert error == b""
 
 
+@pytest.mark.slow
 def test_replay_interrupted_ends_as_every_command_does(tmp_path: Path) -> None:
     """Ctrl-C while `sudya replay FILE` reads its file: exit 130 and not a word (no
     KeyboardInterrupt traceback), as typer ends the commands it runs."""
     fifo = tmp_path / "season.json"
     os.mkfifo(fifo)
-    env = {k: v for k, v in os.environ.items() if k != "SUDYA_DEBUG"}
-    proc = subprocess.Popen([sys.executable, "-m", "sudya", "replay", str(fifo)], cwd=tmp_path,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # opening the pipe to write returns once the command has opened it to read: it is then
     # inside the replay, waiting for the file's bytes
-    with fifo.open("wb"):
+    with process([sys.executable, "-m", "sudya", "replay", fifo], tmp_path,
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc, fifo.open("wb"):
         proc.send_signal(signal.SIGINT)
         out, error = proc.communicate(timeout=120)
     assert (proc.returncode, out, error) == (130, b"", b"")
 
 
+@pytest.mark.slow
 def test_no_pydantic_plugin_is_looked_for_unless_asked(tmp_path: Path) -> None:
     """The entry point turns pydantic's plugin search off, unless the variable is set."""
-    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env = {k: v for k, v in kit_env().items() if k != "PYDANTIC_DISABLE_PLUGINS"}
     for given, seen in ((None, "__all__"), ("", "")):
         run_env = env if given is None else {**env, "PYDANTIC_DISABLE_PLUGINS": given}
         assert _after(tmp_path, "os.environ.get('PYDANTIC_DISABLE_PLUGINS')", "rulebooks",

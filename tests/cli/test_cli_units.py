@@ -11,7 +11,7 @@ from cli_kit import run
 
 
 def test_the_rulings_and_the_history_write_amounts_with_their_units(tmp_path: Path) -> None:
-    db = ("--db", f"sqlite:///{tmp_path / 'sudya.adapters.db'}")
+    db = ("--db", f"sqlite:///{tmp_path / 'sudya.db'}")
     run(tmp_path, "init", *db).ok()
     spring = run(tmp_path, "tournament", "create", "--name", "Spring", "--series", "League",
                  "--date", "2026-03-01", "--rulebook", "clan-championship", *db

@@ -1,5 +1,5 @@
-"""The deck commands end to end: the real `python -m sudya deck|squad|cards ... --db
-sqlite:///FILE` in subprocesses.
+"""The deck commands end to end: `sudya deck|squad|cards ... --db sqlite:///FILE` on a real
+SQLite file, run in this process as the console script runs it (cli_kit.run).
 
 One berserk tournament (professional, deck lists on) with the SAMPLE card list imported is
 shared by the module; the refused imports run against a database of their own and must leave
@@ -71,7 +71,7 @@ class World:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     folder = tmp_path_factory.mktemp("decks-cli")
-    url = f"sqlite:///{folder / 'sudya.adapters.db'}"
+    url = f"sqlite:///{folder / 'sudya.db'}"
     w = World(folder, url, "")
     w.sudya("init").ok()
     w.tid = w.sudya("tournament", "create", "--name", "Day 1", "--series", "Cup",
@@ -171,6 +171,11 @@ def test_check_refusals(world: World) -> None:
                         "--player", "nobody"), "player", "'nobody'")
     refused(world.sudya("deck", "check", listed, "--format", "constructed", "-t", world.tid,
                         "--player", "vera", "--record", "5"), "--record", "1 to 1")
+    # who --by names must be a judge of the tournament: refused before the list is stored
+    refused(world.sudya("deck", "check", listed, "--format", "constructed", "-t", world.tid,
+                        "--player", "vera", "--record", "1", "--by", "nobody"), "--by")
+    refused(world.sudya("cards", "import", SAMPLE, "--by", "anna"), "--by", "card lists",
+            "'anna'")
     status = {r["player"]: r["status"] for r in world.sudya("deck", "status", "-t", world.tid,
                                                             "--json").json()}
     assert status["vera"] == "missing"  # a refused command registered nothing

@@ -12,11 +12,10 @@ names, a different order at each seed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-Sudya = Callable[..., Any]  # the `sudya` fixture of conftest.py
+import pytest
+from cli_kit import run_process
 
 TEAMS = {f"team-{c}": [f"{c}1", f"{c}2"] for c in "abcdefgh"}
 # three infractions a caution each at this level: three of a kind by different causes
@@ -35,12 +34,13 @@ def _scenario(path: Path) -> Path:
     return path
 
 
-def test_stacking_rulings_come_in_one_order_whatever_the_hash_seed(
-        sudya: Sudya, tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_stacking_rulings_come_in_one_order_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """A real process per seed: the seed is the interpreter's, fixed when it starts."""
     scenario = _scenario(tmp_path / "teams.json")
     outputs = set()
     for seed in ("1", "2", "3", "4", "5"):
-        run = sudya("replay", scenario, env={"PYTHONHASHSEED": seed})
+        run = run_process(tmp_path, "replay", scenario, extra={"PYTHONHASHSEED": seed})
         assert run.returncode == 0, run.stderr
         outputs.add(run.stdout)
         stacked = [r["subject"] for r in json.loads(run.stdout)["rulings"]

@@ -1,17 +1,21 @@
-"""The ledger commands end to end: the real `python -m sudya ... --db sqlite:///FILE` in
-subprocesses, with no SUDYA_* variable in their environment.
+"""The ledger commands end to end: `sudya ... --db sqlite:///FILE` on a real SQLite file, run
+in this process as the console script runs it (cli_kit.run), with no SUDYA_* variable in
+their environment.
 
 Two series share one database file (module-scoped, built once): a berserk cup and a clan
 league, so that a person's history spans both. Refusals run against that database and must
-leave every row as it was.
+leave every row as it was. Then who may write what (`--by`): two tournaments of two series,
+each with its own staff, each writing only in its own.
 """
 
 from __future__ import annotations
 
 import csv
+import getpass
 import io
+import itertools
+import os
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,9 +28,9 @@ from sudya.adapters.scenario_file import load_scenario_file
 from sudya.app.scenario import replay
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
-SCENARIOS = sorted(SHARED.glob("*.yaml"))
 SLOW = "gameplay.slow-play"
 DQ = "[{kind: fighter-dq}, {kind: technical-defeat}, {kind: reduce-fighters, amount: 1}]"
+
 
 def snapshot(url: str) -> dict[str, list[Any]]:
     engine = sa.create_engine(url)
@@ -63,7 +67,7 @@ class World:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     folder = tmp_path_factory.mktemp("ledger-cli")
-    url = f"sqlite:///{folder / 'sudya.adapters.db'}"
+    url = f"sqlite:///{folder / 'sudya.db'}"
     runs: dict[str, Run] = {}
 
     def step(name: str, *args: Any) -> Run:
@@ -119,10 +123,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         ("choice", "record", "deceiving-official", "-t", spring, "--player", "lis",
          "--choice", "{amount: 500}", "--id", "x1", "--json"),
     ]
-    # the two series are recorded at the same time, by two "terminals"
-    with ThreadPoolExecutor(2) as pool:
-        for done in [pool.submit(steps, berserk), pool.submit(steps, clan)]:
-            done.result()
+    # the two series recorded turn about, as by two terminals (one command at a time here:
+    # in one process the commands share its stdout)
+    for pair in itertools.zip_longest(berserk, clan):
+        steps([s for s in pair if s is not None])
     yield World(folder, url, runs, cup, spring)
 
 
@@ -150,7 +154,7 @@ def test_an_unmigrated_database_is_refused_until_upgraded(tmp_path: Path) -> Non
 
 def test_without_db_the_default_is_sudya_db_in_the_working_directory(tmp_path: Path) -> None:
     run(tmp_path, "init").ok()
-    assert (tmp_path / "sudya.adapters.db").exists()
+    assert (tmp_path / "sudya.db").exists()
 
 
 # ---------------------------------------------------------------------- recording
@@ -388,16 +392,154 @@ def test_csv_import_is_all_or_nothing(world: World) -> None:
 
 # ---------------------------------------------------------------------- scenarios
 def test_import_scenario_reads_back_as_replay(tmp_path: Path) -> None:
-    assert len(SCENARIOS) >= 4
+    scenarios = sorted(SHARED.glob("*.yaml"))
+    assert len(scenarios) >= 4
     url = f"sqlite:///{tmp_path / 'scenarios.db'}"
     run(tmp_path, "init", "--db", url).ok()
-    # the imports run at the same time; one file is also replayed by `sudya replay`, whose
-    # output is `sudya.replay` (the others are compared with that directly)
+    # one file is also replayed by `sudya replay`, whose output is `sudya.replay` (the others
+    # are compared with that directly)
     runs = run_all(tmp_path,
                    *[("ledger", "import-scenario", f, "--name", f.stem, "--db", url)
-                     for f in SCENARIOS],
-                   ("replay", SCENARIOS[0]))
+                     for f in scenarios],
+                   ("replay", scenarios[0]))
     imported, replayed = runs[:-1], runs[-1]
-    assert replayed.json() == replay(load_scenario_file(SCENARIOS[0]))
-    for path, r in zip(SCENARIOS, imported, strict=True):
+    assert replayed.json() == replay(load_scenario_file(scenarios[0]))
+    for path, r in zip(scenarios, imported, strict=True):
         assert r.json() == replay(load_scenario_file(path)), path.name
+
+
+# ---------------------------------------------------------------------- who writes (--by)
+@dataclass
+class Two:
+    """Two berserk tournaments of two series, each with its own staff: A (anna head judge,
+    oleg floor judge; alice plays) and B (bea, boris; bob plays). b1 is boris' ruling on bob
+    in B, a1 oleg's on alice in A."""
+
+    dir: Path
+    url: str
+    a: str
+    b: str
+
+    def sudya(self, *args: Any) -> Run:
+        return run(self.dir, *args, "--db", self.url, lang="en")
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory: pytest.TempPathFactory) -> Two:
+    folder = tmp_path_factory.mktemp("two-series")
+    w = Two(folder, f"sqlite:///{folder / 'two.db'}", "", "")
+    w.sudya("init").ok()
+    tids = []
+    for letter, player, head, floor in (("A", "alice", "anna", "oleg"),
+                                        ("B", "bob", "bea", "boris")):
+        tid = w.sudya("tournament", "create", "--name", f"Day {letter}", "--series",
+                      f"Cup {letter}", "--date", "2026-03-01", "--rulebook", "berserk",
+                      "--level", "professional").ok().stdout.strip()
+        w.sudya("player", "add", player, "-t", tid).ok()
+        w.sudya("judge", "add", head, "-t", tid, "--role", "head-judge", "--official").ok()
+        w.sudya("judge", "add", floor, "-t", tid, "--role", "floor-judge").ok()
+        tids.append(tid)
+    w.a, w.b = tids
+    # each floor judge rules in their own tournament, in their own name (no --judge)
+    w.sudya("record", SLOW, "-t", w.b, "--player", "bob", "--by", "boris", "--id", "b1").ok()
+    w.sudya("record", SLOW, "-t", w.a, "--player", "alice", "--by", "oleg", "--id", "a1").ok()
+    return w
+
+
+def judges(url: str) -> dict[str, str | None]:
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return {e: j for e, j in conn.execute(sa.text(
+                "SELECT event.ext_id, ruling.judge FROM ruling JOIN event "
+                "ON event.id = ruling.event_id WHERE event.ext_id IN ('a1', 'b1')"))}
+    finally:
+        engine.dispose()
+
+
+def refused_field(r: Run, field: str, *needles: str) -> None:
+    """Refused in one line that names the field first (`sudya: FIELD: …`)."""
+    line = refused(r, *needles)
+    assert line.startswith(f"sudya: {field}: "), line
+
+
+def test_a_judge_rules_in_their_own_name(two: Two) -> None:
+    assert judges(two.url) == {"a1": "oleg", "b1": "boris"}
+
+
+def test_a_judge_of_another_tournament_may_not_record_here(two: Two) -> None:
+    before = snapshot(two.url)
+    refused_field(two.sudya("record", SLOW, "-t", two.a, "--player", "alice", "--by", "boris"),
+                  "--by", "Day A")
+    refused_field(two.sudya("record", SLOW, "-t", two.a, "--player", "alice", "--by",
+                            "nobody"), "--by")
+    # and a judge of A about a player of B, or in another judge's name
+    refused_field(two.sudya("record", SLOW, "-t", two.a, "--player", "bob", "--by", "oleg"),
+                  "player", "'bob'")
+    refused_field(two.sudya("record", SLOW, "-t", two.a, "--player", "alice", "--by", "oleg",
+                            "--judge", "anna"), "judge", "'anna'")
+    assert snapshot(two.url) == before
+
+
+def test_an_appeal_is_of_an_event_of_its_own_tournament(two: Two) -> None:
+    before = snapshot(two.url)
+    for by in ("anna", "bea"):
+        refused(two.sudya("appeal", "-t", two.a, "--of", "b1", "--outcome", "overturned",
+                          "--by", by))
+    refused_field(two.sudya("appeal", "-t", two.a, "--of", "b1", "--outcome", "overturned",
+                            "--by", "anna"), "of", "b1")
+    refused_field(two.sudya("appeal", "-t", two.a, "--of", "b1", "--outcome", "overturned",
+                            "--by", "bea"), "--by")
+    # the floor judge may not decide appeals, even of their own tournament
+    refused_field(two.sudya("appeal", "-t", two.a, "--of", "a1", "--outcome", "overturned",
+                            "--by", "oleg"), "--by")
+    assert snapshot(two.url) == before
+
+
+def test_a_result_names_players_of_its_own_tournament(two: Two) -> None:
+    before = snapshot(two.url)
+    for by in ((), ("--by", "anna")):  # the owner of the database too
+        refused_field(two.sudya("result", "-t", two.a, "alice", "bob", "2-0", *by),
+                      "players.1", "'bob'")
+    refused_field(two.sudya("result", "-t", two.a, "bob", "alice", "2-0"), "players.0", "'bob'")
+    assert snapshot(two.url) == before
+
+
+def test_the_ledger_of_a_tournament_is_verified_by_its_head_judge(two: Two) -> None:
+    verified = two.sudya("audit", "verify", "-t", two.b, "--by", "bea", "--json").json()
+    assert [(a["series"], a["ok"]) for a in verified] == [("Cup B", True)]
+    refused_field(two.sudya("audit", "verify", "-t", two.a, "--by", "bea"), "--by", "Day A")
+    refused_field(two.sudya("audit", "verify", "--by", "bea"), "--tournament")
+    everything = two.sudya("audit", "verify", "--json").json()  # the owner: every series
+    assert [a["series"] for a in everything] == ["Cup A", "Cup B"]
+
+
+def test_without_by_the_writer_is_the_owner_of_the_database_file(two: Two,
+                                                                 tmp_path: Path) -> None:
+    """No --by: the OS user who owns the SQLite file, recorded by their login name; anyone
+    else is told to say who they are."""
+    url = f"sqlite:///{tmp_path / 'setup.db'}"
+    run(tmp_path, "init", "--db", url).ok()
+    run(tmp_path, "tournament", "create", "--name", "T", "--series", "S", "--date",
+        "2026-03-01", "--rulebook", "berserk", "--level", "amateur", "--db", url).ok()
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT created_by FROM tournament")).scalar_one() \
+                == getpass.getuser()
+    finally:
+        engine.dispose()
+    if os.getuid() != 0:
+        pytest.skip("only root can give a database file to another user here")
+    theirs = tmp_path / "theirs.db"
+    theirs.write_bytes((two.dir / "two.db").read_bytes())
+    os.chown(theirs, 4242, -1)
+    url = f"sqlite:///{theirs}"
+    before = snapshot(url)
+    refused_field(run(tmp_path, "record", SLOW, "-t", two.a, "--player", "alice", "--db", url),
+                  "--by", "uid 4242", "--by NAME")
+    refused_field(run(tmp_path, "user", "add", "zoe", "--password", "password-zoe", "--db",
+                      url), "--by")
+    assert snapshot(url) == before
+    run(tmp_path, "record", SLOW, "-t", two.a, "--player", "alice", "--by", "oleg", "--db",
+        url).ok()

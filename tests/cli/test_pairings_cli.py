@@ -1,9 +1,12 @@
-"""`sudya pairings import FILE -t TID --round N --db URL`, the real command in a subprocess:
-a round's tables imported, a file with bad rows refused with one line per row (exit 2, no
-traceback, nothing stored), a re-import replacing the round, and one-line refusals."""
+"""`sudya pairings import FILE -t TID --round N --db URL` on a real SQLite file, run in this
+process as the console script runs it (cli_kit.run): a round's tables imported by the
+scorekeeper (`--by`), a file with bad rows refused with one line per row (exit 2, no
+traceback, nothing stored), a re-import by the owner of the database replacing the round,
+and one-line refusals."""
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,7 @@ def pairings(url: str) -> list[tuple[Any, ...]]:
 
 
 def test_pairings_import(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'sudya.adapters.db'}"
+    url = f"sqlite:///{tmp_path / 'sudya.db'}"
     db = ("--db", url)
     run(tmp_path, "init", *db).ok()
     cup = run(tmp_path, "tournament", "create", "--name", "Day 1", "--series", "Cup",
@@ -31,9 +34,14 @@ def test_pairings_import(tmp_path: Path) -> None:
               *db).ok().stdout.strip()
     for handle in ("alice", "bob", "carol", "dan"):
         run(tmp_path, "player", "add", handle, "-t", cup, *db).ok()
+    run(tmp_path, "user", "add", "scorer", "--password", "password-scorer", "--role",
+        f"{cup}:scorekeeper", *db).ok()
+    owner = getpass.getuser()  # who writes without --by: the owner of the database file
 
     good = tmp_path / "round1.csv"
     good.write_text("table,player_a,player_b\n1,alice,bob\n2,carol,dan\n", encoding="utf-8")
+    refused(run(tmp_path, "pairings", "import", good, "-t", cup, "--round", "1", "--by",
+                "dan", *db), "--by")  # a player does not seat the round
     done = run(tmp_path, "pairings", "import", good, "-t", cup, "--round", "1", "--by",
                "scorer", *db).ok()
     assert done.stdout.strip() == "тур 1: загружено столов: 2"
@@ -60,7 +68,7 @@ def test_pairings_import(tmp_path: Path) -> None:
     again = tmp_path / "again.csv"
     again.write_text("table,player_a,player_b\n5,dan,alice\n", encoding="utf-8")
     run(tmp_path, "pairings", "import", again, "-t", cup, "--round", "1", *db).ok()
-    assert pairings(url) == [(1, 5, "dan", "alice", "cli")]
+    assert pairings(url) == [(1, 5, "dan", "alice", owner)]
 
     # whole-command refusals: one line, exit 2
     refused(run(tmp_path, "pairings", "import", good, "-t", cup, "--round", "0", *db),
@@ -77,4 +85,4 @@ def test_pairings_import(tmp_path: Path) -> None:
     latin1.write_bytes("table,player_a,player_b\n1,é,bob\n".encode("latin-1"))
     refused(run(tmp_path, "pairings", "import", latin1, "-t", cup, "--round", "2", *db),
             "UTF-8")
-    assert pairings(url) == [(1, 5, "dan", "alice", "cli")]
+    assert pairings(url) == [(1, 5, "dan", "alice", owner)]

@@ -1,6 +1,6 @@
 """`sudya rulebook test` (a rulebook's own cases), `sudya rulebook editions`, and the linter's
-warnings, on the command line (issue 17): exit codes, output, no traceback. The commands of
-a test are independent and run at once (cli_kit.run_all); what they check case by case is in
+warnings, on the command line (issue 17): exit codes, output, no traceback; run in this
+process as the console script runs it (cli_kit.run_all). What they check case by case is in
 tests/rulebooks/test_rulebook_cases.py."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""`sudya rulebook import / publish / editions / test` with `--db`: the real command over a
-SQLite file; refusals are one line naming the field, exit 2, and store nothing."""
+"""`sudya rulebook import / publish / editions / test` with `--db`: the command over a real
+SQLite file, run in this process as the console script runs it (cli_kit.run); refusals are
+one line naming the field, exit 2, and store nothing."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from pathlib import Path
 
 from cli_kit import refused, run, run_all
 
-TINY = (Path(__file__).parents[1] / "rulebooks" / "data" / "tiny.yaml").read_text("utf-8")
-CLUB = TINY.replace("id: tiny", "id: club-cli", 1)
+TINY = Path(__file__).parents[1] / "rulebooks" / "data" / "tiny.yaml"
 CASE = """\
 date: 2026-03-01
 level: low
@@ -38,25 +38,28 @@ def write(folder: Path, name: str, text: str, amount: int) -> Path:
 
 
 def test_import_publish_editions_and_test_with_db(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'sudya.adapters.db'}"
+    db = f"sqlite:///{tmp_path / 'sudya.db'}"
     run(tmp_path, "db", "upgrade", "--db", db).ok()
-    first = write(tmp_path, "club", CLUB, 20)
+    club = TINY.read_text("utf-8").replace("id: tiny", "id: club-cli", 1)
+    first = write(tmp_path, "club", club, 20)
     imported = run(tmp_path, "rulebook", "import", first, "--from", "2026-01-01",
                    "--summary", "first", "--db", db, "--json").json()
     assert (imported["rulebook"], imported["edition"], imported["in_force_from"]) == (
         "club-cli", "1", "2026-01-01")
-    wrong = write(tmp_path, "wrong", CLUB.replace("depth * 10", "depth * 20"), 20)
-    second = write(tmp_path, "club2", CLUB.replace("depth * 10", "depth * 20"), 40)
+    wrong = write(tmp_path, "wrong", club.replace("depth * 10", "depth * 20"), 20)
+    second = write(tmp_path, "club2", club.replace("depth * 10", "depth * 20"), 40)
     (tmp_path / "broken.yaml").write_text("id: [\n", "utf-8")
     publish = ("rulebook", "publish", "club-cli", "--db", db, "--summary", "double")
-    failing, bad_day, broken = run_all(
+    failing, bad_day, broken, stranger = run_all(
         tmp_path,
         (*publish, "--file", wrong, "--from", "2026-06-01"),  # its case fails
         (*publish, "--file", second, "--from", "2026-13-01"),
-        ("rulebook", "import", tmp_path / "broken.yaml", "--db", db))
+        ("rulebook", "import", tmp_path / "broken.yaml", "--db", db),
+        (*publish, "--file", second, "--from", "2026-06-01", "--by", "nobody"))
     refused(failing, "cases.digging")
     refused(bad_day, "--from")
     refused(broken, "text")
+    refused(stranger, "--by")  # an organiser of some tournament publishes, or the owner
     run(tmp_path, *publish, "--file", second, "--from", "2026-06-01").ok()
     overlap, editions, tested = run_all(
         tmp_path,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,10 @@ from report_scene import build_scene
 from postgres_testkit import PostgresServer
 
 ARTIFACTS = Path(__file__).parents[2] / "artifacts" / "reports"
+# `sudya report` runs as the CLI tests run the command: through tests/cli/cli_kit.py
+CLI_TESTS = str(Path(__file__).parents[1] / "cli")
+if CLI_TESTS not in sys.path:
+    sys.path.append(CLI_TESTS)
 
 
 @pytest.fixture(scope="session")

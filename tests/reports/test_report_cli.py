@@ -1,35 +1,20 @@
-"""`sudya report` run for real (a subprocess each): the judge report of a tournament with
-rulings, of one with none, the DQ report of a suspension, a slip and a record; bad input is
-one line and exit 2."""
+"""`sudya report` over the scene's SQLite file, run in this process as the console script
+runs it (tests/cli/cli_kit.py): the judge report of a tournament with rulings, of one with
+none, the DQ report of a suspension, a slip and a record; bad input is one line and exit 2."""
 
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_kit import run
 from pypdf import PdfReader
 from report_scene import BERSERK, EMPTY, SUSPENSION
 
 
-def start(cwd: Path, *args: object) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SUDYA_")}
-    env.update({"COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"})
-    return subprocess.Popen([sys.executable, "-m", "sudya", *map(str, args)], cwd=cwd,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, encoding="utf-8")
-
-
 def run_all(cwd: Path, *commands: tuple[object, ...]) -> list[tuple[int, str, str]]:
-    """The commands at the same time (independent); (exit code, stdout, stderr) each."""
-    procs = [start(cwd, *c) for c in commands]
-    out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=120)
-        out.append((p.returncode, stdout, stderr))
-    return out
+    """The commands one after another; (exit code, stdout, stderr) each."""
+    return [(r.returncode, r.stdout, r.stderr) for r in (run(cwd, *c) for c in commands)]
 
 
 def pdf_text(path: Path) -> str:

@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from sudya.edges.cli.console import out
+from sudya.edges.cli.core import By
 from sudya.edges.cli.main import UsageError, app, cli_lang
 
 deck_app = typer.Typer(help="Дек-листы / deck lists: check, compare.", no_args_is_help=True)
@@ -42,11 +43,10 @@ def card_list(cards: str | None, db: str | None) -> Any:
         path = Path(cards)
     else:
         from sudya.app.decks import stored_cards
-        from sudya.edges.cli.ledger import _ledger
+        from sudya.edges.cli.core import opened
 
-        ledger = _ledger(db)
-        with ledger.factory() as s:
-            stored = stored_cards(s)
+        with opened(db) as sudya:
+            stored = sudya.read(stored_cards)
         if stored is None:
             raise UsageError("decks.no-cards-imported", field="--cards")
         return stored
@@ -105,7 +105,7 @@ def deck_check(
     record: Annotated[int | None, typer.Option(
         help="record finding N as an infraction (needs --tournament, --player)")] = None,
     judge: Annotated[str | None, typer.Option()] = None,
-    by: Annotated[str, typer.Option("--by", envvar="SUDYA_USER")] = "cli",
+    by: By = None,
     db: Db = None,
 ) -> None:
     """Проверить дек-лист. Check a deck list against a format; optionally register it and
@@ -124,22 +124,28 @@ def deck_check(
     if tournament is None or player is None:
         _print_findings(findings, as_json)
         return
-    from sudya.app.decks import register_decklist
-    from sudya.edges.cli.ledger import _actor, _ledger, _print_rulings, _tournament_book
+    from sudya.domain.commands import RegisterDecklist
+    from sudya.edges.cli import core
+    from sudya.edges.cli.core import actor, build, decode, judge_of, opened, send
+    from sudya.edges.cli.ledger import _print_rulings, _tournament_book
 
     # refusals come before anything is printed (or stored, where they can)
-    ledger = _ledger(db)
-    register_decklist(ledger, tournament=tournament, player=player, text=text, fmt=fmt,
-                      findings=findings, actor=_actor(by))
-    rulings = None
-    if record is not None:
-        finding = findings[record - 1]
-        rulings = ledger.record(tournament=tournament, infraction=finding.infraction,
-                                player=player, judge=judge, details={"item": finding.item},
-                                actor=_actor(by))
-    _print_findings(findings, as_json)
-    if rulings is not None:
-        _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+    listed = build(RegisterDecklist, player=player, text=text, fmt=fmt, findings=findings)
+    who = actor(by, db)
+    with opened(db) as sudya:
+        infraction = None
+        if record is not None:
+            finding = findings[record - 1]
+            infraction = decode("infraction", {
+                "infraction": finding.infraction, "player": player,
+                "judge": judge_of(sudya, who, tournament, judge),
+                "details": {"item": finding.item}})
+            core.check(sudya, infraction, who, tournament)  # before the list is stored
+        send(sudya, listed, who, tournament)
+        done = None if infraction is None else send(sudya, infraction, who, tournament)
+        _print_findings(findings, as_json)
+        if done is not None:
+            _print_rulings(done.rulings, as_json, _tournament_book(sudya, tournament))
 
 
 @deck_app.command("compare")
@@ -160,11 +166,10 @@ def deck_status(tournament: Annotated[int, typer.Option("--tournament", "-t")],
                 as_json: JsonOpt = False, db: Db = None) -> None:
     """Все дек-листы турнира и их состояние. Every player's list and whether it is checked."""
     from sudya.app.decks import decklist_status
-    from sudya.edges.cli.ledger import _ledger
+    from sudya.edges.cli.core import opened
 
-    ledger = _ledger(db)
-    with ledger.factory() as s:
-        rows = decklist_status(s, tournament)
+    with opened(db) as sudya:
+        rows = sudya.read(decklist_status, tournament)
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2, default=str) + "\n")
         return
@@ -222,10 +227,18 @@ def cards_check(file: Annotated[Path, typer.Argument()]) -> None:
 
 @cards_app.command("import")
 def cards_import(file: Annotated[Path, typer.Argument()], db: Db = None,
-                 by: Annotated[str, typer.Option("--by", envvar="SUDYA_USER")] = "cli") -> None:
-    """Загрузить список карт (CSV/JSON): все строки или ничего. Import a card list."""
+                 by: By = None) -> None:
+    """Загрузить список карт (CSV/JSON): все строки или ничего. Import a card list (the
+    owner of the database, or an organiser of a tournament, as who publishes rulebooks)."""
+    from sudya.app.access import organises_any
     from sudya.app.decks import import_cards
-    from sudya.edges.cli.ledger import _ledger
+    from sudya.edges.cli.core import actor, opened
 
-    count = import_cards(_ledger(db), file, actor=by)
+    who = actor(by, db)
+    with opened(db) as sudya:
+        # no command of the core imports a card list: who may is asked as for the other
+        # list every tournament shares, a rulebook (PublishRulebook: an organiser)
+        if not who.owner and not sudya.read(organises_any, who):
+            raise UsageError("decks.import-cards-by", field="--by", name=who.name)
+        count = import_cards(sudya.ledger, file, actor=who.name)
     out.print(f"imported {count} card(s)")

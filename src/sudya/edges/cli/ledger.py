@@ -1,4 +1,9 @@
-"""Ledger commands: run a whole event from the CLI over SQLite or PostgreSQL."""
+"""Ledger commands: run a whole event from the CLI over SQLite or PostgreSQL.
+
+Every write is a command sent to the application (`Sudya.handle`, through
+sudya.edges.cli.core) by whoever `--by` names, or by the owner of the database; every read
+is one of the application's reads (`Sudya.read`). No command here opens a database session.
+"""
 
 from __future__ import annotations
 
@@ -14,16 +19,29 @@ from rich.table import Table
 
 from sudya.domain.engine.model import Ruling
 from sudya.edges.cli.console import out
+from sudya.edges.cli.core import (
+    By,
+    actor,
+    build,
+    decode,
+    judge_of,
+    opened,
+    owner,
+    refuse,
+    send,
+)
+from sudya.edges.cli.core import database_url as _url
 from sudya.edges.cli.main import UsageError, app, cli_lang
 
 if TYPE_CHECKING:
+    from sudya.app.access import Permission
+    from sudya.app.core import Sudya
     from sudya.domain.rulebook.schema import Rulebook
 
 Db = Annotated[str | None, typer.Option("--db", envvar="SUDYA_DATABASE_URL",
-                                        help="database URL (default sqlite:///sudya.adapters.db)")]
+                                        help="database URL (default sqlite:///sudya.db)")]
 TournamentOpt = Annotated[int, typer.Option("--tournament", "-t", help="tournament id")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
-Actor = Annotated[str, typer.Option("--by", envvar="SUDYA_USER", help="who is writing")]
 
 db_app = typer.Typer(help="База данных / database: upgrade.", no_args_is_help=True)
 tournament_app = typer.Typer(help="Турниры / tournaments: create, list, show.",
@@ -38,29 +56,6 @@ app.add_typer(player_app, name="player")
 app.add_typer(team_app, name="team")
 app.add_typer(judge_app, name="judge")
 app.add_typer(ledger_app, name="ledger")
-
-
-def _url(db: str | None) -> str:
-    from sudya.app.settings import Settings
-
-    return db or Settings().database_url
-
-
-def _ledger(db: str | None, *, migrated: bool = True) -> Any:
-    from sudya.adapters.db.migrate import require_current
-    from sudya.adapters.db.session import make_engine
-    from sudya.app.ledger import Ledger
-
-    engine = make_engine(_url(db))
-    if migrated:
-        require_current(engine)
-    return Ledger(engine)
-
-
-def _actor(name: str) -> Any:
-    from sudya.app.ledger import Actor
-
-    return Actor(name=name)
 
 
 def _yaml_value(text: str, field: str) -> Any:
@@ -94,13 +89,12 @@ def _date(text: str | None, field: str) -> dt.date | None:
         raise UsageError(f"{field}: not an ISO date such as 2026-03-01: {text!r}") from None
 
 
-def _tournament_book(ledger: Any, tournament: int) -> Rulebook | None:
+def _tournament_book(app: Sudya, tournament: int) -> Rulebook | None:
     """The rulebook (edition) a tournament is judged by; None for an unknown tournament."""
     from sudya.app.queries import find_tournament
     from sudya.domain.rulebook import loader
 
-    with ledger.factory() as s:
-        t = find_tournament(s, tournament=tournament)
+    t = app.read(find_tournament, tournament=tournament)
     return None if t is None else loader.load(t.series.rulebook, t.edition)
 
 
@@ -140,6 +134,21 @@ def _print_rulings(rulings: list[Ruling], as_json: bool, book: Rulebook | None =
             out.print(f"  {r.event}/{r.subject}: {reason_text(note, cli_lang())}")
 
 
+def _event(db: str | None, by: str | None, tournament: int, kind: str,
+           payload: dict[str, Any], as_json: bool, *, judged: bool = True,
+           key: str | None = None, event_id: str | None = None) -> None:
+    """Send one ledger event (`kind`, through the one decoder) and print its rulings; its
+    judge (`judged`), unless named, is whom `--by` names."""
+    who = actor(by, db)
+    with opened(db) as sudya:
+        if judged:
+            payload = {**payload, "judge": judge_of(sudya, who, tournament,
+                                                    payload.get("judge"))}
+        done = send(sudya, decode(kind, payload), who, tournament, key=key,
+                    event_id=event_id)
+        _print_rulings(done.rulings, as_json, _tournament_book(sudya, tournament))
+
+
 # ---------------------------------------------------------------------- database
 @db_app.command("upgrade")
 def db_upgrade(db: Db = None) -> None:
@@ -147,7 +156,11 @@ def db_upgrade(db: Db = None) -> None:
     from sudya.adapters.db.migrate import head, upgrade
     from sudya.adapters.db.session import make_engine
 
-    upgrade(make_engine(_url(db)))
+    engine = make_engine(_url(db))
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
     out.print(f"schema {head()}: {_url(db)}")
 
 
@@ -166,23 +179,23 @@ def tournament_create(
     rulebook: Annotated[str | None, typer.Option(help="rulebook of a new series")] = None,
     level: Annotated[str | None, typer.Option()] = None,
     setting: Annotated[list[str] | None, typer.Option(help="key=value")] = None,
-    by: Actor = "cli",
+    by: By = None,
     db: Db = None,
 ) -> None:
     """Новый турнир (и серия, если её нет). A new tournament (and series if needed)."""
     from sudya.app.queries import series_exists
+    from sudya.domain.commands import CreateTournament
 
-    ledger = _ledger(db)
     day = _date(date, "--date")
-    assert day is not None
     settings = _details(setting or [], "--setting")
-    with ledger.factory() as s:
-        exists = series_exists(s, name=series)
-    if not exists and rulebook is None:
-        raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
-    tid = ledger.create_tournament(series=series, name=name, date=day, level=level,
-                                   settings=settings, actor=_actor(by),
-                                   new_series_rulebook=None if exists else rulebook)
+    who = actor(by, db)
+    with opened(db) as sudya:
+        exists = sudya.read(series_exists, name=series)
+        if not exists and rulebook is None:
+            raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
+        cmd = build(CreateTournament, series=series, name=name, date=day, level=level,
+                    settings=settings, new_series_rulebook=None if exists else rulebook)
+        tid = send(sudya, cmd, who)
     out.print(str(tid))
 
 
@@ -191,13 +204,13 @@ def tournament_list(db: Db = None) -> None:
     """Все турниры. Every tournament with its series, rulebook and edition."""
     from sudya.app.queries import all_tournaments
 
-    ledger = _ledger(db)
+    with opened(db) as sudya:
+        tournaments = sudya.read(all_tournaments)
     table = Table("id", "серия / series", "турнир / tournament", "дата", "регламент", "ред.",
                   "уровень")
-    with ledger.factory() as s:
-        for t in sorted(all_tournaments(s), key=lambda t: t.id):
-            table.add_row(str(t.id), t.series.name, t.name, t.date.isoformat(),
-                          t.series.rulebook, t.edition, t.level or "—")
+    for t in sorted(tournaments, key=lambda t: t.id):
+        table.add_row(str(t.id), t.series.name, t.name, t.date.isoformat(),
+                      t.series.rulebook, t.edition, t.level or "—")
     out.print(table)
 
 
@@ -207,10 +220,9 @@ def tournament_show(tournament: Annotated[int, typer.Argument()], as_json: JsonO
     """Турнир: участники, судьи, решения. A tournament: people, judges and rulings."""
     from sudya.app.queries import rulings_json, tournament_summary
 
-    ledger = _ledger(db)
-    with ledger.factory() as s:
-        summary = tournament_summary(s, tournament)
-        rulings = rulings_json(s, tournament)
+    with opened(db) as sudya:
+        summary = sudya.read(tournament_summary, tournament)
+        rulings = sudya.read(rulings_json, tournament)
     if as_json:
         whole = {**summary.model_dump(mode="json"), "rulings": rulings}
         sys.stdout.write(json.dumps(whole, ensure_ascii=False, indent=2) + "\n")
@@ -228,26 +240,35 @@ def tournament_show(tournament: Annotated[int, typer.Argument()], as_json: JsonO
 
 
 # ---------------------------------------------------------------------- people
+def _setup(db: str | None, by: str | None, tournament: int, cmd: Any) -> Any:
+    who = actor(by, db)
+    with opened(db) as sudya:
+        return send(sudya, cmd, who, tournament)
+
+
 @player_app.command("add")
 def player_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOpt,
                name: Annotated[str | None, typer.Option()] = None,
                team: Annotated[str | None, typer.Option()] = None,
                table: Annotated[int | None, typer.Option()] = None,
-               by: Actor = "cli", db: Db = None) -> None:
+               by: By = None, db: Db = None) -> None:
     """Зарегистрировать игрока. Register a player for a tournament."""
-    _ledger(db).add_player(tournament=tournament, handle=handle, name=name, team=team,
-                           table=table, actor=_actor(by))
+    from sudya.domain.commands import AddPlayer
+
+    _setup(db, by, tournament, build(AddPlayer, handle=handle, name=name, team=team,
+                                     table=table))
 
 
 @team_app.command("add")
 def team_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOpt,
              members: Annotated[str, typer.Option(help="comma-separated players")] = "",
              name: Annotated[str | None, typer.Option()] = None,
-             by: Actor = "cli", db: Db = None) -> None:
+             by: By = None, db: Db = None) -> None:
     """Команда и её игроки. A team (clan) with its members for this tournament."""
+    from sudya.domain.commands import AddTeam
+
     people = [p.strip() for p in members.split(",") if p.strip()]
-    _ledger(db).add_team(tournament=tournament, handle=handle, name=name, members=people,
-                         actor=_actor(by))
+    _setup(db, by, tournament, build(AddTeam, handle=handle, name=name, members=people))
 
 
 @judge_app.command("add")
@@ -255,97 +276,104 @@ def judge_add(handle: Annotated[str, typer.Argument()], tournament: TournamentOp
               role: Annotated[str, typer.Option()],
               official: Annotated[bool, typer.Option(help="official representative")] = False,
               name: Annotated[str | None, typer.Option()] = None,
-              by: Actor = "cli", db: Db = None) -> None:
+              by: By = None, db: Db = None) -> None:
     """Судья турнира с ролью из регламента. A judge with a role from the rulebook."""
-    _ledger(db).add_judge(tournament=tournament, handle=handle, role=role, official=official,
-                          name=name, actor=_actor(by))
+    from sudya.domain.commands import AddJudge
+
+    _setup(db, by, tournament, build(AddJudge, handle=handle, role=role, official=official,
+                                     name=name))
 
 
 # ---------------------------------------------------------------------- events
+Judge = Annotated[str | None, typer.Option(
+    help="the judge who rules (default: the judge --by names)")]
+EventId = Annotated[str | None, typer.Option("--id", help="the new event's id")]
+
+
 @app.command()
 def record(
     infraction: Annotated[str, typer.Argument(help="infraction id")],
     tournament: TournamentOpt,
     player: Annotated[str | None, typer.Option()] = None,
     team: Annotated[str | None, typer.Option()] = None,
-    judge: Annotated[str | None, typer.Option()] = None,
+    judge: Judge = None,
     round_: Annotated[int | None, typer.Option("--round")] = None,
     date: Annotated[str | None, typer.Option(help="ISO date (default: tournament's)")] = None,
     detail: Annotated[list[str] | None, typer.Option(help="key=value (YAML value)")] = None,
     choice: Annotated[str | None, typer.Option(help="judge's choice (YAML value)")] = None,
-    event_id: Annotated[str | None, typer.Option("--id")] = None,
+    event_id: EventId = None,
     key: Annotated[str | None, typer.Option(help="idempotency key (a retry records once)")]
     = None,
-    as_json: JsonOpt = False, by: Actor = "cli", db: Db = None,
+    as_json: JsonOpt = False, by: By = None, db: Db = None,
 ) -> None:
     """Записать нарушение и решение. Record an infraction; print the rulings."""
-    ledger = _ledger(db)
-    rulings = ledger.record(
-        tournament=tournament, infraction=infraction, player=player, team=team, judge=judge,
-        round=round_, date=_date(date, "--date"), details=_details(detail or []),
-        choice=None if choice is None else _yaml_value(choice, "--choice"),
-        event_id=event_id, idempotency_key=key, actor=_actor(by))
-    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+    payload = {"infraction": infraction, "player": player, "team": team, "judge": judge,
+               "round": round_, "date": _date(date, "--date"), "details": _details(detail or []),
+               "choice": None if choice is None else _yaml_value(choice, "--choice")}
+    _event(db, by, tournament, "infraction", payload, as_json, key=key, event_id=event_id)
 
 
 @app.command("end-match")
 def end_match(tournament: TournamentOpt,
               round_: Annotated[int | None, typer.Option("--round")] = None,
-              event_id: Annotated[str | None, typer.Option("--id")] = None,
-              as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+              event_id: EventId = None,
+              as_json: JsonOpt = False, by: By = None, db: Db = None) -> None:
     """Конец матча: сложение пенальти. End of match: stacking checks."""
-    ledger = _ledger(db)
-    _print_rulings(ledger.end_match(tournament=tournament, round=round_, event_id=event_id,
-                                    actor=_actor(by)), as_json,
-                   _tournament_book(ledger, tournament))
+    _event(db, by, tournament, "end-of-match", {"round": round_}, as_json, judged=False,
+           event_id=event_id)
 
 
 @app.command()
 def appeal(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
            outcome: Annotated[str, typer.Option(help="upheld | overturned | frivolous")],
-           judge: Annotated[str | None, typer.Option()] = None,
+           judge: Judge = None,
            choice: Annotated[str | None, typer.Option()] = None,
-           event_id: Annotated[str | None, typer.Option("--id")] = None,
-           as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+           event_id: EventId = None,
+           as_json: JsonOpt = False, by: By = None, db: Db = None) -> None:
     """Апелляция к главному судье. The head judge's decision on an appeal."""
-    ledger = _ledger(db)
-    rulings = ledger.appeal(
-        tournament=tournament, of=of, outcome=outcome, judge=judge,
-        choice=None if choice is None else _yaml_value(choice, "--choice"),
-        event_id=event_id, actor=_actor(by))
-    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+    payload = {"of": of, "outcome": outcome, "judge": judge,
+               "choice": None if choice is None else _yaml_value(choice, "--choice")}
+    _event(db, by, tournament, "appeal", payload, as_json, event_id=event_id)
 
 
 @app.command()
 def decide(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
-           judge: Annotated[str | None, typer.Option()] = None,
+           judge: Judge = None,
            sanctions: Annotated[str | None, typer.Option(
                help="YAML list, e.g. \"[{kind: fighter-dq}]\"")] = None,
            choice: Annotated[str | None, typer.Option()] = None,
-           event_id: Annotated[str | None, typer.Option("--id")] = None,
-           as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
-    """Решение по ожидающему решению. Decide a pending ruling (college / judge's choice)."""
+           result: Annotated[str | None, typer.Option(
+               help="a frozen fight's result: release (it counts) or annul")] = None,
+           until: Annotated[str | None, typer.Option(
+               help="a suspension's last day (ISO date)")] = None,
+           lift: Annotated[bool, typer.Option(help="lift a suspension now")] = False,
+           event_id: EventId = None,
+           as_json: JsonOpt = False, by: By = None, db: Db = None) -> None:
+    """Решение по ожидающему решению. Decide a pending ruling (college / judge's choice), a
+    frozen fight's result (--result) or a suspension's term (--until, --lift)."""
     decided = None if sanctions is None else _yaml_value(sanctions, "--sanctions")
     if decided is not None and not isinstance(decided, list):
         raise UsageError("--sanctions: a YAML list such as \"[{kind: fighter-dq}]\"")
-    ledger = _ledger(db)
-    rulings = ledger.decide(
-        tournament=tournament, of=of, judge=judge, sanctions=decided,
-        choice=None if choice is None else _yaml_value(choice, "--choice"),
-        event_id=event_id, actor=_actor(by))
-    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+    payload: dict[str, Any] = {
+        "of": of, "judge": judge, "sanctions": decided,
+        "choice": None if choice is None else _yaml_value(choice, "--choice")}
+    if result is not None:
+        payload["result"] = result
+    if until is not None:
+        payload["until"] = _date(until, "--until")
+    if lift:
+        payload["lift"] = True
+    _event(db, by, tournament, "decision", payload, as_json, event_id=event_id)
 
 
 @app.command()
 def correct(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="event id")],
             reason: Annotated[str, typer.Option()],
-            judge: Annotated[str | None, typer.Option()] = None,
-            as_json: JsonOpt = False, by: Actor = "cli", db: Db = None) -> None:
+            judge: Judge = None,
+            as_json: JsonOpt = False, by: By = None, db: Db = None) -> None:
     """Исправить ошибочную запись (новой записью). Correct a mistaken record."""
-    ledger = _ledger(db)
-    rulings = ledger.correct(tournament=tournament, of=of, judge=judge, reason=reason,
-                             actor=_actor(by))
-    _print_rulings(rulings, as_json, _tournament_book(ledger, tournament))
+    _event(db, by, tournament, "correction", {"of": of, "judge": judge, "reason": reason},
+           as_json)
 
 
 @app.command()
@@ -354,14 +382,15 @@ def result(tournament: TournamentOpt,
            player_b: Annotated[str, typer.Argument()],
            score: Annotated[str, typer.Argument(help="e.g. 2-1 or 12-8")],
            round_: Annotated[int | None, typer.Option("--round")] = None,
-           by: Actor = "cli", db: Db = None) -> None:
+           by: By = None, db: Db = None) -> None:
     """Результат партии или матча. Record a game or match result."""
     try:
         a, b = (int(x) for x in score.split("-"))
     except ValueError:
         raise UsageError(f"SCORE: write it like 12-8, got {score!r}") from None
-    _ledger(db).record_result(tournament=tournament, players=(player_a, player_b),
-                              score=(a, b), round=round_, actor=_actor(by))
+    cmd = decode("result", {"players": [player_a, player_b], "score": [a, b],
+                            "round": round_})
+    _setup(db, by, tournament, cmd)
 
 
 # ---------------------------------------------------------------------- reading
@@ -371,9 +400,8 @@ def standings(tournament: TournamentOpt, as_json: JsonOpt = False, db: Db = None
     from sudya.app.queries import tournament_standings
     from sudya.i18n.messages import page_catalogue
 
-    ledger = _ledger(db)
-    with ledger.factory() as s:
-        table_data = tournament_standings(s, tournament)
+    with opened(db) as sudya:
+        table_data = sudya.read(tournament_standings, tournament)
     if as_json:
         sys.stdout.write(json.dumps(table_data, ensure_ascii=False, indent=2) + "\n")
         return
@@ -410,10 +438,9 @@ def history(person: Annotated[str, typer.Argument(help="player id")],
     """История игрока во всех турнирах. A player's record across tournaments."""
     from sudya.app.queries import person_history
 
-    ledger = _ledger(db)
     day = _date(on, "--on") or dt.date.today()
-    with ledger.factory() as s:
-        entries = [e.as_json() for e in person_history(s, person, day)]
+    with opened(db) as sudya:
+        entries = [e.as_json() for e in sudya.read(person_history, person, day)]
     if as_json:
         sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2, default=str) + "\n")
         return
@@ -441,9 +468,8 @@ def export(series: Annotated[str, typer.Option(help="series name")],
 
     if fmt not in ("json", "csv"):
         raise UsageError(f"--format: json or csv, got {fmt!r}")
-    ledger = _ledger(db)
-    with ledger.factory() as s:
-        text = export_json(s, series) if fmt == "json" else export_csv(s, series)
+    with opened(db) as sudya:
+        text = sudya.read(export_json if fmt == "json" else export_csv, series)
     if output is None:
         sys.stdout.write(text)
     else:
@@ -453,28 +479,36 @@ def export(series: Annotated[str, typer.Option(help="series name")],
 @app.command("import")
 def import_(what: Annotated[str, typer.Argument(help="players, teams or results")],
             file: Annotated[Path, typer.Argument(help="CSV file")],
-            tournament: TournamentOpt, by: Actor = "cli", db: Db = None) -> None:
+            tournament: TournamentOpt, by: By = None, db: Db = None) -> None:
     """Загрузить игроков, команды или результаты из CSV. Import CSV; all rows or none."""
     from rich.progress import Progress
 
     from sudya.app.imports import ImportRejected, import_csv
 
-    ledger = _ledger(db)
-    with Progress(console=out, transient=True) as progress:
-        task = progress.add_task(f"{what}: {file.name}", total=None)
+    who = actor(by, db)
+    with opened(db) as sudya:
+        if not who.owner:
+            # (no command of the core imports a file of rows: the permission of the rows'
+            # own commands, AddPlayer / AddTeam and RecordResult, is asked here)
+            standing = sudya.standing(who, tournament)
+            permission: Permission = "results" if what == "results" else "manage"
+            if not standing.can(permission):
+                raise refuse(who, permission, standing.tournament.name)
+        with Progress(console=out, transient=True) as progress:
+            task = progress.add_task(f"{what}: {file.name}", total=None)
 
-        def tick(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+            def tick(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
 
-        try:
-            count = import_csv(ledger, what, file, tournament=tournament, actor=_actor(by),
-                               progress=tick)
-        except ImportRejected as exc:
-            progress.stop()
-            for line in exc.rejected:
-                sys.stderr.write(f"rejected: {line}\n")
-            raise UsageError(f"{file}: {len(exc.rejected)} row(s) rejected; nothing was "
-                             "imported") from None
+            try:
+                count = import_csv(sudya.ledger, what, file, tournament=tournament,
+                                   actor=who, progress=tick)
+            except ImportRejected as exc:
+                progress.stop()
+                for line in exc.rejected:
+                    sys.stderr.write(f"rejected: {line}\n")
+                raise UsageError(f"{file}: {len(exc.rejected)} row(s) rejected; nothing was "
+                                 "imported") from None
     out.print(f"imported {count} row(s)")
 
 
@@ -482,16 +516,19 @@ def import_(what: Annotated[str, typer.Argument(help="players, teams or results"
 def import_scenario_cmd(file: Annotated[Path, typer.Argument(help="scenario file")],
                         name: Annotated[str | None, typer.Option(help="series name")] = None,
                         db: Db = None) -> None:
-    """Записать сценарий в журнал и вывести прочитанное из базы. Record a scenario; print
-    the rulings and subjects read back from the database."""
+    """Записать сценарий в журнал и вывести прочитанное из базы (владелец базы). Record a
+    scenario as a new series (the owner of the database); print the rulings and subjects
+    read back from the database."""
     from sudya.adapters.scenario_file import load_scenario_file
-    from sudya.app.scenario_import import import_scenario, imported_json
+    from sudya.app.readback import series_json
+    from sudya.app.scenario_import import import_scenario
 
     scenario = load_scenario_file(file)
-    ledger = _ledger(db)
-    series = import_scenario(ledger, scenario, name=name)
-    sys.stdout.write(json.dumps(imported_json(ledger, series), ensure_ascii=False, indent=2)
-                     + "\n")
+    who = owner(db)  # a new series: the owner's (CreateSeries), and no command imports one
+    with opened(db) as sudya:
+        series = import_scenario(sudya.ledger, scenario, name=name, actor=who)
+        imported = sudya.read(series_json, series)
+    sys.stdout.write(json.dumps(imported, ensure_ascii=False, indent=2) + "\n")
 
 
 # ---------------------------------------------------------------------- audit
@@ -503,15 +540,40 @@ app.add_typer(audit_app, name="audit")
 @audit_app.command("verify")
 def audit_verify(db: Db = None,
                  series: Annotated[str | None, typer.Option(help="only this series")] = None,
-                 as_json: JsonOpt = False, by: Actor = "cli") -> None:
+                 tournament: Annotated[int | None, typer.Option(
+                     "--tournament", "-t",
+                     help="only this tournament's series (who --by names: its head judge "
+                          "or organiser)")] = None,
+                 as_json: JsonOpt = False, by: By = None) -> None:
     """Проверить цепочку хешей каждой серии и сверить решения с повторным разбором;
-    exit 1 при нарушении. Verify every series' hash chain and its rulings against a replay
-    of its events; exit 1 naming the first record changed, removed or inserted."""
-    from sudya.app.audit import verify
-    from sudya.edges.cli.main import cli_lang
+    exit 1 при нарушении. Verify every series' hash chain (or one series', or a tournament's
+    series') and its rulings against a replay of its events; exit 1 naming the first record
+    changed, removed or inserted."""
+    from sudya.app.queries import all_tournaments
+    from sudya.domain.commands import VerifyLedger
     from sudya.i18n.messages import render
 
-    audits = verify(_ledger(db), series=series, actor=_actor(by))
+    if series is not None and tournament is not None:
+        raise UsageError("--series: name the series or the tournament (-t), not both")
+    if by and tournament is None:
+        raise UsageError("--tournament: name the tournament whose series --by verifies "
+                         "(every series: the owner of the database, without --by)")
+    who = actor(by, db)
+    with opened(db) as sudya:
+        if tournament is not None:
+            tournaments = [tournament]
+        else:
+            # VerifyLedger verifies a tournament's series: each series (or the one named)
+            # through its first tournament (a series with none has no record to verify)
+            first: dict[int, Any] = {}
+            for t in sorted(sudya.read(all_tournaments), key=lambda t: t.id):
+                if series is None or t.series.name == series:
+                    first.setdefault(t.series.id, t)
+            if series is not None and not first:
+                raise UsageError("series.unknown", field="--series", series=series)
+            tournaments = [first[sid].id for sid in sorted(first)]
+        audits = [a for tid in tournaments
+                  for a in send(sudya, build(VerifyLedger), who, tid)]
     lang = cli_lang()
     if as_json:
         sys.stdout.write(json.dumps([{
@@ -549,8 +611,9 @@ def user_add(username: Annotated[str, typer.Argument()],
              role: Annotated[list[str] | None, typer.Option(
                  help="TOURNAMENT:ROLE (organiser, scorekeeper, player)")] = None,
              db: Db = None) -> None:
-    """Учётная запись веб-приложения. Add a web app account (argon2 password hash)."""
-    from sudya.app.accounts import add_user
+    """Учётная запись веб-приложения (владелец базы). Add a web app account (argon2 password
+    hash); the owner of the database does."""
+    from sudya.domain.commands import AddUser
 
     roles: list[tuple[int, str]] = []
     for item in role or []:
@@ -558,17 +621,23 @@ def user_add(username: Annotated[str, typer.Argument()],
         if not sep or not tid.isdigit():
             raise UsageError(f"--role: write TOURNAMENT:ROLE, got {item!r}")
         roles.append((int(tid), what))
-    add_user(_ledger(db), username=username, password=password, display_name=name,
-             person=person, roles=roles)
+    cmd = build(AddUser, username=username, password=password, display_name=name,
+                person=person, roles=roles)
+    who = owner(db)
+    with opened(db) as sudya:
+        send(sudya, cmd, who)
     out.print(f"{username}")
 
 
 @user_app.command("revoke-sessions")
 def user_revoke(username: Annotated[str, typer.Argument()], db: Db = None) -> None:
-    """Закрыть все сессии пользователя. Sign a user out everywhere."""
+    """Закрыть все сессии пользователя (владелец базы). Sign a user out everywhere (the owner
+    of the database does)."""
     from sudya.app.accounts import sign_out_everywhere
 
-    count = sign_out_everywhere(_ledger(db), username=username)
+    owner(db)  # no command of the core signs a user out everywhere: the owner's to do
+    with opened(db) as sudya:
+        count = sign_out_everywhere(sudya.ledger, username=username)
     if count is None:
         raise UsageError(f"USERNAME: unknown user {username!r}")
     out.print(f"{count}")

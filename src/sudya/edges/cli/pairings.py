@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 
 from sudya.edges.cli.console import out
-from sudya.edges.cli.ledger import Actor, Db, TournamentOpt, _actor, _ledger
-from sudya.edges.cli.main import app, cli_lang
+from sudya.edges.cli.core import By, actor, build, opened, send
+from sudya.edges.cli.ledger import Db, TournamentOpt
+from sudya.edges.cli.main import UsageError, app, cli_lang
 
 pairings_app = typer.Typer(help="Рассадка тура / pairings: import.", no_args_is_help=True)
 app.add_typer(pairings_app, name="pairings")
@@ -21,22 +22,25 @@ def import_(file: Annotated[Path, typer.Argument(help="CSV: table,player_a,playe
                                                       "(team events: table,team_a,team_b)")],
             tournament: TournamentOpt,
             round_: Annotated[int, typer.Option("--round", help="round number")],
-            by: Actor = "cli", db: Db = None) -> None:
+            by: By = None, db: Db = None) -> None:
     """Загрузить рассадку тура из CSV: все строки или ни одной; повторная загрузка тура
     заменяет его рассадку. Import a round's pairings; all rows or none; a re-import
     replaces the round."""
-    from sudya.app.people import ImportRejected, import_pairings, read_pairings_file
+    from sudya.app.people import ImportRejected, read_pairings_file
+    from sudya.domain.commands import MAX_ROUND, ImportPairings
 
-    ledger = _ledger(db)
-    try:
-        count = import_pairings(ledger, tournament=tournament, round=round_,
-                                text=read_pairings_file(file), where=str(file),
-                                actor=_actor(by))
-    except ImportRejected as exc:
-        for line in exc.lines(cli_lang()):  # one line per refused row, then the summary
-            sys.stderr.write(f"sudya: {file}: {line}\n")
-        exc.where = str(file)
-        raise
+    if not 1 <= round_ <= MAX_ROUND:
+        raise UsageError("value.between", field="--round", least=1, most=MAX_ROUND)
+    cmd = build(ImportPairings, round=round_, text=read_pairings_file(file), where=str(file))
+    who = actor(by, db)
+    with opened(db) as sudya:
+        try:
+            count = send(sudya, cmd, who, tournament)
+        except ImportRejected as exc:
+            for line in exc.lines(cli_lang()):  # one line per refused row, then the summary
+                sys.stderr.write(f"sudya: {file}: {line}\n")
+            exc.where = str(file)
+            raise
     if cli_lang() == "en":
         out.print(f"round {round_}: imported {count} table(s)")
     else:

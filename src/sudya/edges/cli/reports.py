@@ -17,7 +17,8 @@ import typer
 from typer.core import TyperGroup
 
 from sudya.edges.cli.console import out
-from sudya.edges.cli.ledger import Db, _date, _ledger
+from sudya.edges.cli.core import opened
+from sudya.edges.cli.ledger import Db, _date
 from sudya.edges.cli.main import UsageError, app
 
 
@@ -98,8 +99,8 @@ def judge(tournament: Tournament, pdf: PdfOpt = None, html: HtmlOpt = None,
 
     _need_output(pdf, html, json_, csv)
     chosen = _lang(lang)
-    with _ledger(db).factory() as s:
-        view = judge_report(s, tournament=tournament, lang=chosen)
+    with opened(db) as sudya:
+        view = sudya.read(judge_report, tournament=tournament, lang=chosen)
     _files(view, pdf=pdf, html=html, json_=json_, csv=csv)
 
 
@@ -115,8 +116,8 @@ def dq(tournament: Tournament,
 
     _need_output(pdf, html, json_)
     chosen = _lang(lang)
-    with _ledger(db).factory() as s:
-        view = dq_report(s, tournament=tournament, event=event, lang=chosen)
+    with opened(db) as sudya:
+        view = sudya.read(dq_report, tournament=tournament, event=event, lang=chosen)
     _files(view, pdf=pdf, html=html, json_=json_)
 
 
@@ -130,8 +131,8 @@ def slip(tournament: Tournament,
 
     _need_output(pdf, html, json_)
     chosen = _lang(lang)
-    with _ledger(db).factory() as s:
-        view = penalty_slips(s, tournament=tournament, event=event, lang=chosen)
+    with opened(db) as sudya:
+        view = sudya.read(penalty_slips, tournament=tournament, event=event, lang=chosen)
     _files(view, pdf=pdf, html=html, json_=json_)
 
 
@@ -148,6 +149,6 @@ def record(tournament: Tournament,
     _need_output(pdf, html, json_)
     chosen = _lang(lang)
     day = _date(on, "--on") or dt.date.today()
-    with _ledger(db).factory() as s:
-        view = player_record(s, tournament=tournament, handle=person, on=day, lang=chosen)
+    with opened(db) as sudya:
+        view = sudya.read(player_record, tournament=tournament, handle=person, on=day, lang=chosen)
     _files(view, pdf=pdf, html=html, json_=json_)

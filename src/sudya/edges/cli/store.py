@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from sudya.edges.cli.console import out
-from sudya.edges.cli.ledger import Actor, Db, JsonOpt, _actor, _ledger
+from sudya.edges.cli.core import By, actor, build, opened, send
+from sudya.edges.cli.ledger import Db, JsonOpt
 from sudya.edges.cli.main import UsageError, rulebook_app
 
 if TYPE_CHECKING:
@@ -68,19 +69,19 @@ def rulebook_import(
     start: FromOpt = "next-tournament",
     summary: SummaryOpt = None,
     db: Db = None,
-    by: Actor = "cli",
+    by: By = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Импорт регламента в журнал. Publish a rulebook file into the ledger as the next edition
     of its id, after the checks (it loads, lints without errors, passes its cases: FILE.cases/,
     else the previous edition's)."""
-    from sudya.app.rulebook_store import publish
+    from sudya.domain.commands import PublishRulebook
 
-    text = _file_text(file, "FILE")
-    ledger = _ledger(db)
-    view = publish(ledger, text=text, in_force_from=_start(start),
-                   summary=summary or f"imported from {file.name}", actor=_actor(by),
-                   cases=_cases_beside(file))
+    cmd = build(PublishRulebook, text=_file_text(file, "FILE"), in_force_from=_start(start),
+                summary=summary or f"imported from {file.name}", cases=_cases_beside(file))
+    who = actor(by, db)
+    with opened(db) as sudya:
+        view = send(sudya, cmd, who)
     _published(view, as_json)
 
 
@@ -95,34 +96,40 @@ def rulebook_publish(
         "--tournament", "-t", help="the tournament of --decision")] = None,
     summary: SummaryOpt = None,
     db: Db = None,
-    by: Actor = "cli",
+    by: By = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Опубликовать следующую редакцию. Publish the next edition of a rulebook into the ledger:
     from --file, or the precedent of a college --decision (003, in force from the next
     tournament); refused unless it passes the checks. A published edition never changes."""
     from sudya.app import rulebook_store as store
+    from sudya.domain.commands import PublishRulebook
 
     if (file is None) == (decision is None):
         raise UsageError("--file: give the new edition's file, or --decision with --tournament")
-    ledger = _ledger(db)
-    cases = None
-    if file is not None:
-        text = _file_text(file, "--file")
-        cases = _cases_beside(file)
-    else:
-        if tournament is None:
-            raise UsageError("--tournament: name the tournament of the decision")
-        with ledger.factory() as s:
-            text = store.precedent_draft(s, tournament=tournament, decision_event=str(decision))
-        summary = summary or f"college precedent: decision {decision}"
-    check = store.check_text(text, name=str(file or "draft"))
-    if check.loads and check.rulebook != ref:
-        raise UsageError(f"--file: the file is rulebook {check.rulebook!r}, not {ref!r}")
-    if not summary:
-        raise UsageError("--summary: say what changed in this edition")
-    view = store.publish(ledger, text=text, in_force_from=_start(start), summary=summary,
-                         actor=_actor(by), cases=cases)
+    if file is None and tournament is None:
+        raise UsageError("--tournament: name the tournament of the decision")
+    who = actor(by, db)
+    with opened(db) as sudya:
+        cases = None
+        if file is not None:
+            text = _file_text(file, "--file")
+            cases = _cases_beside(file)
+        else:
+            assert tournament is not None  # (refused above)
+            text = sudya.read(store.precedent_draft, tournament=tournament,
+                              decision_event=str(decision))
+            summary = summary or f"college precedent: decision {decision}"
+        check = store.check_text(text, name=str(file or "draft"))
+        if check.loads and check.rulebook != ref:
+            raise UsageError(f"--file: the file is rulebook {check.rulebook!r}, not {ref!r}")
+        if not summary:
+            raise UsageError("--summary: say what changed in this edition")
+        cmd = build(PublishRulebook, text=text, in_force_from=_start(start), summary=summary,
+                    cases=cases)
+        # a college decision's precedent is published in its tournament's scope (its head
+        # judge may); a file, by an organiser of some tournament
+        view = send(sudya, cmd, who, tournament if file is None else None)
     _published(view, as_json)
 
 
@@ -132,9 +139,8 @@ def stored_editions(ref: str, db: str | None, lang: str, as_json: bool) -> None:
 
     from sudya.app.rulebook_store import editions
 
-    ledger = _ledger(db)
-    with ledger.factory() as s:
-        rows = editions(s, ref)
+    with opened(db) as sudya:
+        rows = sudya.read(editions, ref)
     if as_json:
         sys.stdout.write(json.dumps([r.as_json() for r in rows], ensure_ascii=False,
                                     indent=2) + "\n")
@@ -161,13 +167,12 @@ def stored_test(ref: str, edition: str | None, db: str | None
     lines); None when that edition is no stored one (the files' cases are run instead)."""
     from sudya.app.rulebook_store import editions, run_stored_cases
 
-    ledger = _ledger(db)
-    with ledger.factory() as s:
-        rows = editions(s, ref)
+    with opened(db) as sudya:
+        rows = sudya.read(editions, ref)
         wanted = edition or (rows[-1].edition if rows else None)
-        if not any(r.stored and r.edition == wanted for r in rows):
+        if wanted is None or not any(r.stored and r.edition == wanted for r in rows):
             return None
-        results = run_stored_cases(s, ref, wanted)
+        results = sudya.read(run_stored_cases, ref, wanted)
     lines: list[str] = []
     for r in results:
         if not r.passed:
