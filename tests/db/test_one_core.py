@@ -40,9 +40,9 @@ def two(ledger: Ledger) -> tuple[Sudya, int, int]:
                          OWNER)
         app.handle(c.AddPlayer(handle=player), OWNER, tid)
         app.handle(c.AddJudge(handle=head, role="head-judge", official=True), OWNER, tid)
-        app.handle(c.AddJudge(handle=f"floor{letter}", role="floor-judge"), OWNER, tid)
+        app.handle(c.AddJudge(handle=f"floor{letter.lower()}", role="floor-judge"), OWNER, tid)
         add_user(ledger, username=head, password="password-" + head)
-        add_user(ledger, username=f"score{letter}", password="password-x",
+        add_user(ledger, username=f"score{letter.lower()}", password="password-x",
                  roles=[(tid, "scorekeeper")])
         tids.append(tid)
     a, b = tids
@@ -74,16 +74,16 @@ def test_a_tournaments_staff_write_only_in_it(two: tuple[Sudya, int, int],
             assert isinstance(refused.value, access.Refused) and refused.value.status == 403
         else:
             assert refused.value.field == field, (cmd, refused.value)
-    floor = Actor(name="floorA")
+    floor = Actor(name="floora")
     with pytest.raises(LedgerError) as refused:
         app.handle(c.RecordInfraction(infraction="gameplay.slow-play", player="bob"), floor, a)
     assert refused.value.code == "scope.not-entered"
     with pytest.raises(access.Refused):  # a scorekeeper of A records no result in B
         app.handle(c.RecordResult(players=("bob", "bob2"), score=(2, 0)),
-                   Actor(name="scoreA"), b)
+                   Actor(name="scorea"), b)
     with pytest.raises(LedgerError) as refused:  # a judge records in their own name
         app.handle(c.RecordInfraction(infraction="gameplay.slow-play", player="alice",
-                                      judge="floorA"), anna, a)
+                                      judge="floora"), anna, a)
     assert refused.value.code == "scope.judge-not-you"
     assert counts(db_engine) == before
 

@@ -58,6 +58,7 @@ from sudya.app.writer_queue import SeriesQueue
 from sudya.domain import commands
 from sudya.domain.engine.model import Result, Ruling
 from sudya.domain.errors import RuleError
+from sudya.domain.handles import skeleton
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.domain.standings import entered
 
@@ -332,8 +333,10 @@ class Ledger:
                 raise LedgerError("handle.is-player", field="handle", handle=handle)
             row = self._team(s, series, handle)
             if row is None:
+                sk = skeleton(handle)
+                _not_alike(s, handle, sk, series.id)
                 row = m.Team(series_id=series.id, handle=handle, name=name or handle,
-                             created_by=actor.name, request_id=actor.request_id)
+                             skeleton=sk, created_by=actor.name, request_id=actor.request_id)
                 s.add(row)
                 s.flush()
             new_players = []
@@ -728,8 +731,10 @@ class Ledger:
     def _person(self, s: Session, handle: str, name: str | None, actor: Actor) -> m.Person:
         person = s.scalar(select(m.Person).where(m.Person.handle == handle))
         if person is None:
-            person = m.Person(handle=handle, name=name or handle, created_by=actor.name,
-                              request_id=actor.request_id)
+            sk = skeleton(handle)
+            _not_alike(s, handle, sk, None)
+            person = m.Person(handle=handle, name=name or handle, skeleton=sk,
+                              created_by=actor.name, request_id=actor.request_id)
             s.add(person)
             s.flush()
         return person
@@ -789,6 +794,19 @@ def _not_entered(s: Session, state: State, t: TournamentRef,
 def _first(row: tuple[Any, ...] | None) -> Any:
     assert row is not None, "an INSERT ... RETURNING that returned nothing"
     return row[0]
+
+
+def _not_alike(s: Session, handle: str, sk: str, series: int | None) -> None:
+    """A new handle may not look like a person's, or a team's of the series (`series`), that
+    is already there (sudya.domain.handles)."""
+    found = s.scalar(select(m.Person.handle).where(m.Person.skeleton == sk,
+                                                   m.Person.handle != handle).limit(1))
+    if found is None and series is not None:
+        found = s.scalar(select(m.Team.handle).where(m.Team.skeleton == sk,
+                                                     m.Team.series_id == series,
+                                                     m.Team.handle != handle).limit(1))
+    if found is not None:
+        raise LedgerError("handle.confusable", field="handle", handle=handle, existing=found)
 
 
 def _require(value: str | None, field: str) -> None:

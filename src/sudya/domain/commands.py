@@ -28,6 +28,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from sudya.domain import handles
 from sudya.domain.engine import model as e
 from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook.schema import Rulebook
@@ -690,6 +691,20 @@ def _at(prefix: str, name: str) -> str:
 # handler and one permission (sudya.app.access), but not events the engine rules on (their
 # ledger events, where they make one, are the roster changes and tournaments above).
 Name = Annotated[str, Strict(), Field(min_length=1, max_length=200), AfterValidator(plain_id)]
+
+
+def _handle(value: str) -> str:
+    """A person's or team's handle in its one spelling (sudya.domain.handles)."""
+    value = handles.normal(value)
+    wrong = handles.problem(value)
+    if wrong is not None:
+        raise _custom(wrong, handle=value)
+    return value
+
+
+# a handle a person or team is registered under: normalised, one script, no separators
+Handle = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID),
+                   AfterValidator(plain_id), AfterValidator(_handle)]
 Table = Annotated[int, Strict(), Field(ge=1, le=100_000)]
 
 
@@ -723,7 +738,7 @@ class CreateTournament(Setup):
 class AddPlayer(Setup):
     """A person registered for a tournament (created on first sight), maybe in a team."""
 
-    handle: Id
+    handle: Handle
     name: Name | None = None
     team: Id | None = None
     table: Table | None = None
@@ -732,15 +747,15 @@ class AddPlayer(Setup):
 class AddTeam(Setup):
     """A team (clan) of the series, with its members for this tournament."""
 
-    handle: Id
+    handle: Handle
     name: Name | None = None
-    members: list[Id] = Field(default_factory=list, max_length=500)
+    members: list[Handle] = Field(default_factory=list, max_length=500)
 
 
 class AddJudge(Setup):
     """A judge on the tournament's staff, with a role the rulebook defines."""
 
-    handle: Id
+    handle: Handle
     role: Id
     official: bool = False
     name: Name | None = None
@@ -751,7 +766,7 @@ class ReplacePlayer(Setup):
     yet is registered with it (named `name`)."""
 
     replace: Id
-    by: Id
+    by: Handle
     name: Name | None = None
     army: Text | None = None
     coach: bool = False

@@ -91,6 +91,8 @@ class Person(Audited, Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     handle: Mapped[str] = mapped_column(String(100), unique=True)
     name: Mapped[str] = mapped_column(String(200))
+    # what the handle looks like (sudya.domain.handles.skeleton): look-alikes are refused
+    skeleton: Mapped[str | None] = mapped_column(String(100), index=True)
 
 
 class Team(Audited, Base):
@@ -99,6 +101,7 @@ class Team(Audited, Base):
     series_id: Mapped[int] = mapped_column(ForeignKey("series.id"), index=True)
     handle: Mapped[str] = mapped_column(String(100))
     name: Mapped[str] = mapped_column(String(200))
+    skeleton: Mapped[str | None] = mapped_column(String(100), index=True)  # as a person's
     __table_args__ = (UniqueConstraint("series_id", "handle"),)
 
 
