@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from sudya.adapters.db import models as m
 from sudya.app.ledger import LedgerError
 from sudya.app.readback import series_json, series_rulings
+from sudya.domain.cells import safe_dict
 
 CSV_COLUMNS = ["tournament", "date", "event", "subject", "infraction", "cause", "pending",
                "sanction", "sanction_subject", "amount", "score", "attached", "valid_until",
@@ -48,12 +49,12 @@ def export_csv(s: Session, name: str) -> str:
                 "infraction": r.infraction or "", "cause": r.cause, "pending": r.pending,
                 "edition": r.edition, "judge": r.judge or ""}
         if not r.sanctions:
-            writer.writerow(base)
+            writer.writerow(safe_dict(base))
         for sn in r.sanctions:
-            writer.writerow({**base, "sanction": sn.kind, "sanction_subject": sn.subject,
+            writer.writerow(safe_dict({**base, "sanction": sn.kind, "sanction_subject": sn.subject,
                              "amount": "" if sn.amount is None else sn.amount,
                              "score": sn.score or "", "attached": sn.attached,
                              "valid_until": "" if sn.valid_until is None or
                              sn.valid_until.year == 9999 else sn.valid_until.isoformat(),
-                             "revoked": sn.revoked})
+                             "revoked": sn.revoked}))
     return buf.getvalue()

@@ -6,6 +6,7 @@ import csv
 import io
 
 from sudya.app.report_views import JudgeReportView, ReportSanction
+from sudya.domain.cells import safe_row
 
 COLUMNS = ("event", "at", "round", "table", "subject", "subject_name", "infraction",
            "infraction_name", "cause", "cause_text", "sanctions", "sanction_kinds",
@@ -26,11 +27,11 @@ def judge_csv(view: JudgeReportView) -> str:
     out = csv.writer(buf, lineterminator="\n")
     out.writerow(COLUMNS)
     for r in view.rulings:
-        out.writerow([
+        out.writerow(safe_row([
             r.event, r.at.isoformat() if r.at else "", r.round or "", r.table or "",
             r.subject, r.subject_name, r.infraction or "", r.infraction_name, r.cause,
             r.cause_text, " + ".join(_sanction(s) for s in r.sanctions),
             " ".join(s.kind for s in r.sanctions), "yes" if r.pending else "",
             "; ".join(r.reasons), r.source, r.judge or "", r.judge_name or "",
-            r.revokes or "", r.resolves or ""])
+            r.revokes or "", r.resolves or ""]))
     return buf.getvalue()
