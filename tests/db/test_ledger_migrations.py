@@ -47,7 +47,7 @@ def test_upgrade_from_an_empty_database(db_url: str) -> None:
         for rev in reversed(revisions[1:]):
             upgrade(engine, rev)
             assert current(engine) == rev
-            assert f"at revision {rev}" in refusal(engine)
+            assert f"schema is {rev}" in refusal(engine)
 
         upgrade(engine)
         assert current(engine) == head()

@@ -61,7 +61,7 @@ class Sudya:
         from sudya.adapters.db.migrate import require_current
         from sudya.adapters.db.session import make_engine
 
-        db = engine or make_engine(settings.database_url, settings.pool())
+        db = engine or make_engine(settings.database_url, settings.pool(), create=False)
         require_current(db)
         ledger = Ledger(db, write_timeout=settings.write_timeout,
                         snapshot_key=settings.snapshot_key())
@@ -77,6 +77,11 @@ class Sudya:
     def sign_out(self, token: str | None) -> int:
         """End the session of this token."""
         return accounts.sign_out(self.ledger, token=token)
+
+    def close(self) -> None:
+        """Let the series' writers finish, then close the database's connections."""
+        self.ledger.shutdown()
+        self.ledger.db.dispose()
 
     def save_snapshots(self) -> int:
         """Store each cached series engine as its snapshot (the server does it as it stops)."""

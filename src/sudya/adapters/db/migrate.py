@@ -44,7 +44,5 @@ def require_current(engine: Engine) -> None:
     """Refuse to work on a database that is not at the newest schema."""
     rev = current(engine)
     if rev != head():
-        state = "empty (never migrated)" if rev is None else f"at revision {rev}"
-        raise DatabaseError(
-            f"the database is {state}, not at the newest schema {head()}: "
-            "run `sudya db upgrade` first")
+        raise DatabaseError("db.not-migrated" if rev is None else "db.old-schema",
+                            field="--db", revision=rev or "", head=head() or "")

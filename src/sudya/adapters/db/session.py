@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -44,6 +45,13 @@ class DatabaseError(SudyaError):
     code = "database"
 
 
+def _shown(url: str) -> str:
+    """A URL as it may be shown: its password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
 def normalise_url(url: str) -> str:
     """`postgresql://` means psycopg 3 here."""
     if url.startswith("postgresql://") or url.startswith("postgres://"):
@@ -74,18 +82,36 @@ def _begin(conn: Connection, sql: str) -> None:
         raise DBAPIError.instance(sql, (), exc, conn.dialect.loaded_dbapi.Error) from exc
 
 
-def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
+DRIVERS = {"sqlite": ("pysqlite",), "postgresql": ("psycopg",)}  # what Sudya speaks
+
+
+def make_engine(url: str, pool: PoolSettings | None = None, *, create: bool = True) -> Engine:
     """An engine with SQLite set up for a ledger: WAL, synchronous=FULL, foreign keys,
-    BEGIN IMMEDIATE for writers, a busy timeout; the pool sized by `pool`."""
+    BEGIN IMMEDIATE for writers, a busy timeout; the pool sized by `pool`. A URL of another
+    database or driver, or a SQLite file that cannot be there, is refused naming `--db`; with
+    `create=False` (every use but making a database) a SQLite file that is not there is
+    refused rather than made empty."""
     url = normalise_url(url)
     pool = pool or PoolSettings()
     try:
         parsed = make_url(url)
     except ArgumentError:
-        raise DatabaseError(f"--db: not a database URL: {url!r}") from None
+        raise DatabaseError("db.url-malformed", field="--db", url=_shown(url)) from None
+    # from the URL's text: asking SQLAlchemy for the driver would load it (or fail to)
+    backend, _plus, driver = parsed.drivername.partition("+")
+    if backend not in DRIVERS or (driver or DRIVERS[backend][0]) not in DRIVERS[backend]:
+        raise DatabaseError("db.url-unsupported", field="--db", url=_shown(url),
+                            scheme=parsed.drivername)
+    if backend == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        path = Path(parsed.database or "")
+        if not path.exists():
+            if not create:
+                raise DatabaseError("db.file-missing", field="--db", path=str(path))
+            if not path.parent.is_dir():
+                raise DatabaseError("db.file-unopenable", field="--db", path=str(path))
     sizes: dict[str, Any] = {"pool_size": pool.size, "max_overflow": pool.overflow,
                              "pool_timeout": pool.timeout}
-    if parsed.get_backend_name() == "sqlite":
+    if backend == "sqlite":
         if parsed.database in (None, "", ":memory:"):
             sizes = {}  # one shared in-memory connection (SingletonThreadPool): no sizes
         busy_ms = int(pool.busy_timeout * 1000)
