@@ -78,6 +78,13 @@ class Sudya:
         """End the session of this token."""
         return accounts.sign_out(self.ledger, token=token)
 
+    def secret(self, given: str | None = None) -> str:
+        """The secret tokens are signed with: `given` (SUDYA_SECRET), else the database's,
+        shared by every worker and restart (app.secret)."""
+        from sudya.app.secret import shared_secret
+
+        return shared_secret(self.ledger, given)
+
     def close(self) -> None:
         """Let the series' writers finish, then close the database's connections."""
         self.ledger.shutdown()

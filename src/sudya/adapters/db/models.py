@@ -424,3 +424,15 @@ class EngineSnapshot(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True),
                                                     server_default=func.now())
+
+
+class ServerSecret(Base):
+    """A secret every worker and every restart of the server shares (CSRF and preview
+    tokens are signed with it): made on the first start, kept here, so a token one worker
+    signed is good at another and a form stays good across a restart. SUDYA_SECRET, when
+    set, is used instead."""
+
+    __tablename__ = "server_secret"
+    name: Mapped[str] = mapped_column(String(50), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
