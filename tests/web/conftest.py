@@ -65,7 +65,7 @@ def demo_postgres(postgres_server: PostgresServer) -> Iterator[str]:
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh copy of the demo on SQLite or PostgreSQL (request.param), dropped after."""
     if request.param == "sqlite":
-        db = tmp_path / "sudya.adapters.db"
+        db = tmp_path / "sudya.db"
         shutil.copyfile(request.getfixturevalue("demo_template"), db)
         yield f"sqlite:///{db}"
         return

@@ -90,7 +90,8 @@ def test_report_refusals_are_shown_beside_their_fields(signed_in: SignIn,
                                                        ledger: Ledger) -> None:
     junior = signed_in("mladshiy")
     token = csrf_of(junior, f"/t/{WARGAME}/incidents")
-    cases = {("zed", "1", "что-то"): ("incident-subject-error", "не игрок и не команда"),
+    cases = {("zed", "1", "что-то"): ("incident-subject-error",  # the core's scope
+                                      "«zed» не участвует в турнире"),
              ("olga", "x", "что-то"): ("incident-table-error", "Целое число."),
              ("olga", "1", "  "): ("incident-text-error", "обязательно"),
              ("olga", "1", "я" * 2001): ("incident-text-error", "не больше 2000")}

@@ -632,7 +632,7 @@ def test_organiser_starts_a_round_and_the_clock_counts_it(signed_in: SignIn,
     r = head.post("/t/1/rounds/start", data={"csrf": token, "key": "k-r", "round": "2",
                                              "minutes": "0"})
     assert r.status_code == 422
-    assert "от 1 до" in error_beside(r.text, "minutes-error")
+    assert "не меньше 1" in error_beside(r.text, "minutes-error")  # the command's limit
     form = {"csrf": token, "key": "k-r2", "round": "2", "minutes": "45"}
     assert head.post("/t/1/rounds/start", data=form,
                      follow_redirects=False).status_code == 303

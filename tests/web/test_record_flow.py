@@ -18,12 +18,15 @@ from fastapi.testclient import TestClient
 from web_testkit import csrf_of, form_fields, main_of, record_form
 
 from sudya.app.clock import start_round
+from sudya.app.demo import PASSWORD
 from sudya.app.ledger import Actor, Ledger
 from sudya.app.people import import_pairings
 from sudya.app.recording import undo, undoable
+from sudya.app.settings import Settings
 from sudya.domain import commands
 from sudya.domain.rulebook import loader
 from sudya.edges.web import preview_token
+from sudya.edges.web.app import create_app
 
 BERSERK = 1
 API = "/api/v1"
@@ -334,9 +337,24 @@ def test_undo_is_offered_for_a_short_time_only(ledger: Ledger) -> None:
     assert unknown.value.code == "undo.unknown"
 
 
-def test_the_undo_window_is_a_setting(signed_in: SignIn, app: Any) -> None:
-    app.state.settings = app.state.settings.model_copy(update={"undo_seconds": 0})
-    judge = signed_in("sudya")
+def test_the_undo_window_is_a_setting(database_url: str) -> None:
+    # the window is the application's (Sudya.undo_seconds), set once from the settings: the
+    # undo offered on the page and the core's refusal of a late one both keep it
+    app = create_app(Settings(database_url=database_url, secret="test-secret",
+                              undo_seconds=0))
+    judge = TestClient(app)
+    judge.__enter__()
+    try:
+        _undo_too_late(judge)
+    finally:
+        judge.__exit__(None, None, None)
+        app.state.ledger.db.dispose()
+
+
+def _undo_too_late(judge: TestClient) -> None:
+    signed = judge.post("/login", data={"username": "sudya", "password": PASSWORD,
+                                        "next": "/tournaments"}, follow_redirects=False)
+    assert signed.status_code == 303, signed.text
     form = record_form(judge, form_url("egor"))
     done = judge.post(f"/t/{BERSERK}/record/confirm", data=form, follow_redirects=False)
     event = done.headers["location"].split("recorded=")[1]

@@ -8,20 +8,18 @@ import secrets
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse, Response
 from jinja2_fragments.fastapi import Jinja2Blocks
-from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.gzip import GZipMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from sudya import __version__
-from sudya.adapters.db.migrate import require_current
-from sudya.adapters.db.session import make_engine
 from sudya.app.accounts import AuthError, Throttle
 from sudya.app.core import Sudya
 from sudya.app.settings import Settings
@@ -79,16 +77,16 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     await run_in_threadpool(app.state.writers.shutdown)  # the writes already sent, done
     # a restart starts from here: each cached engine stored as its series' snapshot
     try:
-        await run_in_threadpool(app.state.ledger.save_snapshots)
+        await run_in_threadpool(app.state.sudya.save_snapshots)
     except Exception:  # noqa: BLE001 — the database may be gone; the events are not
         logging.getLogger("sudya").exception("engine snapshots not stored at shutdown")
 
 
-def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> FastAPI:
-    """The app over one database; refuses an unmigrated database."""
+def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastAPI:
+    """The app over one database (the settings', or an SQLAlchemy `engine` over one);
+    refuses an unmigrated database."""
     settings = settings or Settings()
-    db = engine or make_engine(settings.database_url, settings.pool())
-    require_current(db)
+    sudya = Sudya.open(settings, engine)
     app = FastAPI(
         title="Sudya API",
         version=__version__,
@@ -99,7 +97,7 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         redoc_url=None,
         lifespan=_lifespan,
     )
-    app.state.sudya = sudya = Sudya.open(settings, db)
+    app.state.sudya = sudya
     app.state.ledger = sudya.ledger
     app.state.settings = settings
     app.state.writers = SeriesWriters(app.state.ledger)  # the API's writes (web.writers)
@@ -140,13 +138,12 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         from sudya.edges.web.context import COOKIE
 
         token = request.cookies.get(COOKIE)
-        with app.state.ledger.factory() as session:
-            user = session_user(session, token)
-            page: Response = app.state.templates.TemplateResponse(
-                request, "error.html",
-                {"message": exc.render(i18n.current_lang.get()), "user": user,
-                 "csrf": csrf_token(app.state.secret, token) if user and token else "",
-                 "lang": i18n.current_lang.get()}, status_code=status, headers=headers)
+        user = app.state.sudya.read(session_user, token)
+        page: Response = app.state.templates.TemplateResponse(
+            request, "error.html",
+            {"message": exc.render(i18n.current_lang.get()), "user": user,
+             "csrf": csrf_token(app.state.secret, token) if user and token else "",
+             "lang": i18n.current_lang.get()}, status_code=status, headers=headers)
         return page
 
     from sudya.edges.web import (

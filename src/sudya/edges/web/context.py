@@ -1,17 +1,18 @@
-"""What every page and API call needs: the database session, the user, CSRF, rendering."""
+"""What every page and API call needs: the application, the user and their standing in a
+tournament, CSRF, rendering."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Literal
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 from starlette.types import Receive, Scope, Send
 
+from sudya.app import access
 from sudya.app.accounts import (
     AuthError,
     Roles,
@@ -23,8 +24,8 @@ from sudya.app.accounts import (
     session_user,
     standing_in,
 )
-from sudya.app.common import Actor
-from sudya.app.core import Sudya
+from sudya.app.common import Actor, LedgerError
+from sudya.app.core import Reads, Sudya
 from sudya.app.ledger import Ledger
 from sudya.app.queries import find_tournament
 from sudya.app.views import TournamentView, UserView
@@ -34,8 +35,9 @@ from sudya.edges.web import i18n
 from sudya.edges.web.asgi import HttpMiddleware
 
 COOKIE = "sudya_session"
-P = ParamSpec("P")
-R = TypeVar("R")
+# what a page needs of the user in a tournament: a permission of the core (app.access), or
+# `view-all`: a role other than player's (the staff see every player's record)
+Need = access.Permission | Literal["view-all"]
 
 
 class LoginRequired(Exception):
@@ -47,9 +49,11 @@ _UNREAD: Any = object()  # the user is looked up on first use
 
 @dataclass
 class Ctx:
-    """A request's read session and signed-in user, both opened on first use: in the thread
-    the endpoint or its dependency runs in, so that building the context takes no trip to
-    the thread pool (FastAPI runs each `def` dependency in a trip of its own)."""
+    """A request's signed-in user and standing, read on first use: in the thread the
+    endpoint or its dependency runs in, so that building the context takes no trip to the
+    thread pool (FastAPI runs each `def` dependency in a trip of its own). The pages read
+    through `read` and write through `app.handle`; `session` and `ledger` are the JSON
+    API's until it does the same."""
 
     request: Request
     token: str | None
@@ -57,6 +61,7 @@ class Ctx:
     _session: Session | None = None
     _user: UserView | None = _UNREAD
     _standings: dict[int, Standing] = field(default_factory=dict)
+    _access: dict[int, access.Standing] = field(default_factory=dict)
 
     @property
     def session(self) -> Session:
@@ -67,7 +72,7 @@ class Ctx:
     @property
     def user(self) -> UserView | None:
         if self._user is _UNREAD:
-            self._user = session_user(self.session, self.token)
+            self._user = self.read(session_user, self.token)
         return self._user
 
     def close(self) -> None:
@@ -92,10 +97,11 @@ class Ctx:
         request_id = self.request.headers.get("x-request-id", "")[:64]
         return Actor(name=user.username, user=user, request_id=request_id or uuid.uuid4().hex)
 
-    def read(self, fn: Callable[Concatenate[Session, P], R], *args: P.args,
-             **kwargs: P.kwargs) -> R:
-        """One of the application's reads, in a session of its own (`Sudya.read`)."""
-        return self.app.read(fn, *args, **kwargs)
+    @property
+    def read(self) -> Reads:
+        """The application's reads: `ctx.read(fn, *args)` runs one of them (each takes a
+        session first) in a session of its own (`Sudya.read`)."""
+        return self.app.read
 
     @property
     def csrf(self) -> str:
@@ -119,19 +125,46 @@ class Ctx:
         """Read the user, tournament `tid` and the user's roles in it in one statement (when
         the user is not read yet), for `user` and `tournament` to answer from."""
         if self._user is _UNREAD and tid not in self._standings:
-            found = self._standings[tid] = standing_in(self.session, self.token, tid)
+            found = self._standings[tid] = self.read(standing_in, self.token, tid)
             self._user = found.user
 
     def tournament(self, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
+        """Tournament `tid`, its rulebook and the roles in it of whoever is signed in (no
+        one, for a public page such as the standings)."""
         self.read_standing(tid)
         found = self._standings.get(tid)
-        t = find_tournament(self.session, tournament=tid) if found is None else found.tournament
+        t = self.read(find_tournament, tournament=tid) if found is None else found.tournament
         if t is None:
-            raise AuthError(i18n.gettext("No such tournament."), status=404)
+            raise no_such_tournament()
         book = loader.load(t.series.rulebook, t.edition)
         if found is None:
-            return t, book, roles_in(self.session, self.user, t, book)
+            return t, book, self.read(roles_in, self.user, t, book)
         return t, book, roles_from(self.user, found.roles, t, book)
+
+    def standing(self, tid: int, need: Need | None = None, refusal: str | None = None
+                 ) -> access.Standing:
+        """The signed-in user's standing in tournament `tid` as the core sees it
+        (`app.standing`: the tournament, its rulebook, the user's roles), read once per
+        request: what a page shows is decided by it. With `need`, a page that is no write
+        is refused unless the user may (the core's refusal of that permission, or the
+        page's `refusal`); a form's write is refused by `app.handle` itself."""
+        st = self._access.get(tid)
+        if st is None:
+            actor = self.actor()
+            try:
+                st = self._access[tid] = self.app.standing(actor, tid)
+            except LedgerError as exc:
+                if exc.code != "tournament.unknown":
+                    raise
+                raise no_such_tournament() from None
+        if need is None or (st.roles.can("view-all") if need == "view-all"
+                            else st.can(need)):
+            return st
+        if refusal is not None:
+            raise forbid(refusal)
+        if need == "view-all":
+            raise forbid(i18n.gettext("Players see only their own record."))
+        raise access.refuse(self.actor(), need, st.tournament.name)
 
     def render(self, template: str, status: int = 200, block: str | None = None,
                **data: Any) -> Response:
@@ -178,6 +211,10 @@ class ClosingContexts(HttpMiddleware):
 
 def forbid(message: str) -> AuthError:
     return AuthError(message, status=403)
+
+
+def no_such_tournament() -> AuthError:
+    return AuthError(i18n.gettext("No such tournament."), status=404)
 
 
 def see_other(url: str) -> RedirectResponse:

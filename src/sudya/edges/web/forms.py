@@ -111,7 +111,7 @@ def parse(book: Rulebook, summary: TournamentSummaryView, form: Mapping[str, Any
     offender = str(form.get("player", "")).strip()
     if offender in summary.teams:
         parsed["team"] = offender
-    elif offender in players:
+    elif offender:  # one not of this tournament: the core refuses it, beside this field
         parsed["player"] = offender
     else:
         errors["player"] = _("Choose the player.")

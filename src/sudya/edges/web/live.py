@@ -39,12 +39,13 @@ from fastapi import APIRouter, Depends, FastAPI, Path, Request
 from fastapi.responses import FileResponse, Response, StreamingResponse
 
 from sudya.app import changes
-from sudya.app.accounts import AuthError, roles_in, session_user
+from sudya.app.accounts import AuthError, session_user
 from sudya.app.changes import Change
-from sudya.app.ledger import Ledger
-from sudya.app.queries import find_tournament, rulings_json
-from sudya.edges.web import i18n, views
-from sudya.edges.web.context import COOKIE, Ctx, forbid, get_ctx
+from sudya.app.common import Actor, LedgerError
+from sudya.app.core import Sudya
+from sudya.app.queries import rulings_json
+from sudya.edges.web import views
+from sudya.edges.web.context import COOKIE, Ctx, get_ctx
 
 log = logging.getLogger("sudya.live")
 HERE = pathlib.Path(__file__).parent
@@ -60,7 +61,6 @@ RETRY_MS = 2000  # what the browser waits before it reconnects
 router = APIRouter()
 pages = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
-_ = i18n.gettext
 
 
 @dataclass(eq=False)  # each listener is itself (hashed by identity)
@@ -133,9 +133,9 @@ class Hub:
 class Live:
     """The live streams of this process (one per app), fed by its ledger's changes."""
 
-    def __init__(self, ledger: Ledger, *, poll: float = POLL, heartbeat: float = HEARTBEAT,
+    def __init__(self, app: Sudya, *, poll: float = POLL, heartbeat: float = HEARTBEAT,
                  max_age: float = MAX_AGE, max_listeners: int = MAX_LISTENERS) -> None:
-        self.ledger = ledger
+        self.app = app
         self.poll = poll
         self.heartbeat = heartbeat
         self.max_age = max_age
@@ -143,7 +143,7 @@ class Live:
         self.hubs: dict[int, Hub] = {}
         self.count = 0
         self._loop: asyncio.AbstractEventLoop | None = None
-        ledger.changes.listen(self._committed)
+        app.ledger.changes.listen(self._committed)  # what this process commits
 
     # ------------------------------------------------------------------ from the writers
     def _committed(self, change: Change) -> None:
@@ -222,21 +222,19 @@ class Live:
 
     # ------------------------------------------------------------------ reads (threads)
     def _marks(self, series: int) -> tuple[int, int]:
-        with self.ledger.factory() as s:
-            return changes.marks(s, series=series)
+        return self.app.read(changes.marks, series=series)
 
     def _since(self, series: int, seq: int, appeal: int, tournament: int | None
                ) -> list[Change]:
-        with self.ledger.factory() as s:
-            return changes.since(s, series=series, seq=seq, appeal=appeal,
-                                 tournament=tournament, limit=CATCH_UP)
+        return self.app.read(changes.since, series=series, seq=seq, appeal=appeal,
+                             tournament=tournament, limit=CATCH_UP)
 
 
 def live_of(app: FastAPI) -> Live:
     """The app's live streams (made on first use: the app's ledger feeds them)."""
     live: Live | None = getattr(app.state, "live", None)
     if live is None:
-        live = app.state.live = Live(app.state.ledger)
+        live = app.state.live = Live(app.state.sudya)
     return live
 
 
@@ -256,18 +254,21 @@ class Access:
     marks: tuple[int, int]
 
 
-def _access(ledger: Ledger, token: str | None, tid: int) -> Access:
+def _access(app: Sudya, token: str | None, tid: int) -> Access:
     """The tournament's pages' rule: a signed-in user with a role in it (any role)."""
-    with ledger.factory() as s:
-        user = session_user(s, token)
-        if user is None:
-            raise AuthError("sign in first (POST /api/v1/login)", status=401)
-        t = find_tournament(s, tournament=tid)
-        if t is None:
-            raise AuthError("no such tournament", status=404, field="tid")
-        if not roles_in(s, user, t).names:
-            raise AuthError("you have no role in this tournament", status=403)
-        return Access(series=t.series.id, marks=changes.marks(s, series=t.series.id))
+    user = app.read(session_user, token)
+    if user is None:
+        raise AuthError("sign in first (POST /api/v1/login)", status=401)
+    try:
+        st = app.standing(Actor(name=user.username, user=user), tid)
+    except LedgerError as exc:
+        if exc.code != "tournament.unknown":
+            raise
+        raise AuthError("no such tournament", status=404, field="tid") from None
+    if not st.can("member"):
+        raise AuthError("you have no role in this tournament", status=403)
+    series = st.tournament.series.id
+    return Access(series=series, marks=app.read(changes.marks, series=series))
 
 
 def _token(request: Request) -> str | None:
@@ -293,7 +294,7 @@ async def events(request: Request, tid: Annotated[int, Path(ge=1, le=2**31 - 1)]
         raise AuthError("too many live streams; try again shortly", status=503,
                         retry_after=5)
     # a short read of its own: no session of the request is held while the stream is open
-    access = await asyncio.to_thread(_access, live.ledger, _token(request), tid)
+    access = await asyncio.to_thread(_access, live.app, _token(request), tid)
     cursor = parse_cursor(request.headers.get("last-event-id"))
     if cursor is not None and cursor[1] < 0:
         cursor = (cursor[0], access.marks[1])
@@ -344,11 +345,9 @@ def service_worker() -> Response:
 @pages.get("/t/{tid}/answer/{event}")
 def answer(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> Response:
     """What the server recorded for an event: its rulings, as the dashboard shows them."""
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("view-all"):
-        raise forbid(_("Players see only their own record."))
-    every = rulings_json(ctx.session, tid)
+    st = ctx.standing(tid, "view-all")
+    t, book = st.tournament, st.book
+    every = ctx.read(rulings_json, tid)
     mine = [r for r in every if r["event"] == event]
     rulings = views.rulings(book, mine, among=every)
     return ctx.render("_answer.html", t=t, event=event, rulings=rulings)
@@ -356,7 +355,7 @@ def answer(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> Res
 
 def include(app: FastAPI) -> None:
     """The stream under /api/v1, the service worker and the answer page."""
-    app.state.live = Live(app.state.ledger)
+    app.state.live = Live(app.state.sudya)
     app.include_router(router, prefix="/api/v1", tags=["api"])
     app.include_router(pages)
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import Response
 
-from sudya.app.accounts import AuthError, readable_record, sign_in, sign_out, staff_series
+from sudya.app.accounts import AuthError, readable_record, staff_series
 from sudya.app.appeals import requests as appeal_requests
 from sudya.app.appeals import waiting as appeals_waiting
 from sudya.app.clock import round_clock
@@ -34,7 +34,7 @@ from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.describe import explain
 from sudya.domain.rulebook.schema import Infraction, Rulebook
 from sudya.edges.web import i18n, views
-from sudya.edges.web.context import COOKIE, Ctx, forbid, get_ctx, see_other
+from sudya.edges.web.context import COOKIE, Ctx, get_ctx, see_other
 from sudya.edges.web.pages_audit import check_view
 from sudya.edges.web.pages_tables import dashboard_context
 from sudya.edges.web.recorded import notice as record_notice
@@ -62,8 +62,8 @@ def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = ""
                  next: Annotated[str, Form()] = "/tournaments") -> Response:
     address = request.client.host if request.client else "?"
     try:
-        user, token = sign_in(ctx.ledger, username=username.strip(), password=password,
-                              throttle=request.app.state.throttle, address=address)
+        user, token = ctx.app.sign_in(username=username.strip(), password=password,
+                                      throttle=request.app.state.throttle, address=address)
     except AuthError as exc:
         message = (i18n.error(exc) if exc.status == 429
                    else _("Wrong username or password."))
@@ -83,7 +83,7 @@ def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = ""
 @router.post("/logout")
 def logout(ctx: C, csrf: Annotated[str, Form()] = "") -> Response:
     ctx.check_csrf(csrf)
-    sign_out(ctx.ledger, token=ctx.token)
+    ctx.app.sign_out(ctx.token)
     response = see_other("/login")
     response.delete_cookie(COOKIE)
     return response
@@ -96,24 +96,22 @@ def _safe_next(url: str) -> str:
 # ---------------------------------------------------------------------- tournaments
 @router.get("/tournaments")
 def tournaments(ctx: C) -> Response:
-    return ctx.render("tournaments.html", tournaments=all_tournaments(ctx.session))
+    return ctx.render("tournaments.html", tournaments=ctx.read(all_tournaments))
 
 
 @router.get("/t/{tid}")
 def dashboard(ctx: C, tid: int, recorded: str | None = None,
               undone: str | None = None) -> Response:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.names:
-        raise forbid(_("You have no role in this tournament."))
+    st = ctx.standing(tid, "member")
+    t, book, roles = st.tournament, st.book, st.roles
     # the current round's tables, the players found (?q=), what waits for the head judge;
     # the names and teams shown come from the players read for the tables (for a player,
     # who sees no tables, from the tournament's summary)
     board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))
     people = board.pop("people")
     summary: TournamentSummaryView | PeopleNamesView = (
-        people_names(people) if people is not None else tournament_summary(ctx.session, tid))
-    every = rulings_json(ctx.session, tid)
+        people_names(people) if people is not None else ctx.read(tournament_summary, tid))
+    every = ctx.read(rulings_json, tid)
     if not roles.can("view-all"):
         every = [r for r in every if r["subject"] == roles.person]
     # only the rulings shown are made ready for the page (names, choices, what settled
@@ -135,16 +133,15 @@ def dashboard(ctx: C, tid: int, recorded: str | None = None,
     # after a ruling was recorded or undone: it in words, and the undo for a short time
     notice = record_notice(ctx, tid, book, [ready[id(r)] for r in about], told,
                            undone=bool(undone), may_undo=roles.can("decide"))
-    clock = round_clock(ctx.session, t.id)
-    board["waiting"] = {"appeals": appeals_waiting(ctx.session, tid)
+    clock = ctx.read(round_clock, t.id)
+    board["waiting"] = {"appeals": ctx.read(appeals_waiting, tid)
                         if roles.can("hear-appeals") else None,
-                        "incidents": incidents_waiting(ctx.session, tournament=tid)
+                        "incidents": ctx.read(incidents_waiting, tournament=tid)
                         if roles.can("rule") else None}
     # the head judge and the organiser see the ledger's last verification (pages_audit)
-    audit = ({"check": check_view(ctx, tid)}
-             if roles.can("hear-appeals") or roles.can("manage") else None)
+    audit = {"check": check_view(ctx, tid)} if st.can("audit") else None
     # a disqualification's statements for its report (pages_statements)
-    dqs = {d.event for d in dq_events(ctx.session, tournament=tid)}
+    dqs = {d.event for d in ctx.read(dq_events, tournament=tid)}
     return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
                       pending=pending, latest=latest, recorded=recorded, clock=clock,
                       **board, audit=audit, notice=notice, correctable=correctable,
@@ -186,9 +183,9 @@ def _history(ctx: Ctx, handle: str | None) -> list[dict[str, Any]]:
     if not handle:
         return []
     # the judge sees the rulings of the series they hold a role in, not the person's others
-    scope = staff_series(ctx.session, ctx.need_user())
+    scope = ctx.read(staff_series, ctx.need_user())
     try:
-        entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today(),
+        entries = [e.as_json() for e in ctx.read(person_history, handle, dt.date.today(),
                                                          series=scope)[-10:]]
     except LedgerError:
         return []
@@ -212,12 +209,13 @@ def readable_entry(entry: dict[str, Any]) -> dict[str, Any]:
 @router.get("/t/{tid}/people/{handle}")
 def person(ctx: C, tid: int, handle: str) -> Response:
     user = ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
+    st = ctx.standing(tid)
+    t, book, roles = st.tournament, st.book, st.roles
     # staff: a person of this series, and of the record the series they hold a role in
-    scope = readable_record(ctx.session, user, t, handle)
-    entries = [e.as_json() for e in person_history(ctx.session, handle, dt.date.today(),
+    scope = ctx.read(readable_record, user, t, handle)
+    entries = [e.as_json() for e in ctx.read(person_history, handle, dt.date.today(),
                                                    series=scope)]
-    rulebook_of = series_rulebooks(ctx.session)
+    rulebook_of = ctx.read(series_rulebooks)
     for e in entries:  # names in the reader's language, from the edition each ruling used
         try:
             their = loader.load(rulebook_of[e["series"]], e["edition"])
@@ -231,23 +229,23 @@ def person(ctx: C, tid: int, handle: str) -> Response:
                         if e["cause"] == "appeal"]
     views.settle_record(entries)
     if roles.can("view-all"):  # the judges' accounts of the incidents, for the staff
-        notes = series_incident_notes(ctx.session, {(e["series"], e["event"]) for e in entries})
+        notes = ctx.read(series_incident_notes, {(e["series"], e["event"]) for e in entries})
         for e in entries:
             e["incident"] = notes.get((e["series"], e["event"]))
     appeals = [{**a, "outcome": views.outcome_text(a["decision"]["outcome"])
                 if a["decision"] else None}
-               for a in appeal_requests(ctx.session, tid) if a["appellant"] == handle]
-    dqs = {d.event for d in dq_events(ctx.session, tournament=tid)}  # their statements
+               for a in ctx.read(appeal_requests, tid) if a["appellant"] == handle]
+    dqs = {d.event for d in ctx.read(dq_events, tournament=tid)}  # their statements
     return ctx.render("person.html", t=t, book=book, handle=handle, entries=entries,
-                      appeals=appeals, name=person_name(ctx.session, handle=handle), dqs=dqs)
+                      appeals=appeals, name=ctx.read(person_name, handle=handle), dqs=dqs)
 
 
 @router.get("/t/{tid}/standings")
 def standings(ctx: C, tid: int, page: int = 1, q: str = "") -> Response:
     t, book, roles = ctx.tournament(tid)  # public: no sign-in needed
     # a page of the players' lines (a large open tournament has thousands), or those found
-    table = standings_page(ctx.session, tid, page=min(max(page, 1), 100_000), q=q[:100])
+    table = ctx.read(standings_page, tid, page=min(max(page, 1), 100_000), q=q[:100])
     # the names of the lines shown, not of every player
     shown = [*table.players, *table.teams]
     return ctx.render("standings.html", t=t, book=book, table=table,
-                      names=display_names(ctx.session, tournament=tid, only=shown))
+                      names=ctx.read(display_names, tournament=tid, only=shown))

@@ -15,13 +15,13 @@ from fastapi.responses import Response
 from sudya.app import appeals as service
 from sudya.app.accounts import Roles
 from sudya.app.common import command
-from sudya.app.ledger import LedgerError
 from sudya.app.queries import rulings_json, tournament_summary
 from sudya.app.scenario import ruling_json
 from sudya.app.views import TournamentSummaryView, TournamentView
+from sudya.domain.commands import FileAppeal
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import forms, i18n, views
-from sudya.edges.web.context import Ctx, forbid, get_ctx
+from sudya.edges.web.context import Ctx, get_ctx
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -30,16 +30,9 @@ OUTCOMES = ("upheld", "overturned", "frivolous")
 BACK = {"appeals": "appeals", "pending": "pending"}
 
 
-def _member(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.names:
-        raise forbid(_("You have no role in this tournament."))
-    return t, book, roles
-
-
 def may_file(roles: Roles, subject: str) -> bool:
-    """The player concerned, a judge who may rule, or an organiser."""
+    """Whether the page offers the user to appeal a ruling about `subject`: the player
+    concerned, a judge who may rule, or an organiser (app.access decides the appeal)."""
     return roles.can("rule") or roles.can("manage") or roles.person == subject
 
 
@@ -69,14 +62,13 @@ def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
     (the tournament's summary and rulings, when the caller has read them already);
     `appealable=False`: not the rulings still open to an appeal (the pending page shows the
     appeals only)."""
-    s = ctx.session
-    summary = summary or tournament_summary(s, t.id)
-    rulings = rulings if rulings is not None else rulings_json(s, t.id)
+    summary = summary or ctx.read(tournament_summary, t.id)
+    rulings = rulings if rulings is not None else ctx.read(rulings_json, t.id)
     names = summary.names
     settled = views.settlements(book, rulings)
-    requests = service.requests(s, t.id)
+    requests = ctx.read(service.requests, t.id)
     requested = {a["event"] for a in requests}
-    decisions = service.appeal_decisions(s, t.id)
+    decisions = ctx.read(service.appeal_decisions, t.id)
     # only the rulings of the appeals shown are made ready for the page, not every ruling
     of_event: dict[str, list[dict[str, Any]]] = {}
     for r in rulings:
@@ -86,7 +78,7 @@ def appeal_context(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
                 for event in shown if event in of_event}
     open_: list[dict[str, Any]] = []
     final: list[dict[str, Any]] = []
-    for a in service.appealable(s, t.id) if appealable else []:
+    for a in ctx.read(service.appealable, t.id) if appealable else []:
         if a["event"] in requested:
             continue
         raw = ruling_json(a["ruling"], book.validity is not None)
@@ -141,25 +133,24 @@ def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status:
 @router.get("/t/{tid}/appeals")
 def appeals(ctx: C, tid: int, filed: str | None = None,
             appealed: str | None = None) -> Response:
-    t, book, roles = _member(ctx, tid)
-    return render(ctx, t, book, roles, filed=filed, appealed=appealed)
+    st = ctx.standing(tid, "member")
+    return render(ctx, st.tournament, st.book, st.roles, filed=filed, appealed=appealed)
 
 
 @router.post("/t/{tid}/appeals/file")
 def file(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, roles = _member(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses an appeal about someone else
+    t, book, roles = st.tournament, st.book, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     event = str(form.get("event", "")).strip()
     appellant = str(form.get("appellant", "")).strip()
-    if not may_file(roles, appellant):
-        raise forbid(_("You may appeal only rulings about yourself."))
     reason = str(form.get("reason", ""))
     errors: dict[str, str] = {}
     try:
-        service.file_appeal(ctx.ledger, tournament=tid, event=event, appellant=appellant,
-                            reason=reason, idempotency_key=views.form_key(form),
-                            actor=views.actor(ctx))
-    except LedgerError as exc:
+        ctx.app.handle(views.command(FileAppeal, event=event, appellant=appellant,
+                                     reason=reason), ctx.actor(), tid,
+                       key=views.form_key(form))
+    except views.REFUSED as exc:
         errors[views.error_field(exc.field, ("reason",), "event")] = i18n.error(exc, book)
     else:
         return views.done(request, f"/t/{tid}/appeals?filed={event}")
@@ -170,10 +161,8 @@ def file(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
 
 @router.post("/t/{tid}/appeals/decide")
 def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("hear-appeals"):
-        raise forbid(_("Only the head judge decides appeals."))
+    st = ctx.standing(tid)  # the core refuses one who may not hear appeals
+    t, book, roles = st.tournament, st.book, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     back = BACK.get(str(form.get("back", "")), "appeals")
     key = views.form_key(form)
@@ -183,7 +172,7 @@ def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
               "choice": str(form.get("choice", "")),
               "choice_points": str(form.get("choice_points", ""))}
     errors: dict[str, str] = {}
-    request_row = next((a for a in service.requests(ctx.session, tid) if a["event"] == of),
+    request_row = next((a for a in ctx.read(service.requests, tid) if a["event"] == of),
                        None)
     decided = request_row is not None and request_row["decision"] is not None
     if request_row is None:
@@ -204,8 +193,8 @@ def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
         try:
             cmd = command("appeal", {"of": of, "outcome": outcome,
                                      "judge": roles.judge_handle, "choice": choice})
-            ctx.ledger.execute(tid, cmd, idempotency_key=key, actor=views.actor(ctx))
-        except LedgerError as exc:
+            ctx.app.handle(cmd, ctx.actor(), tid, key=key)
+        except views.REFUSED as exc:
             if not double:
                 errors[views.error_field(exc.field, ("outcome", "choice"), "of")] = \
                     i18n.error(exc, book)

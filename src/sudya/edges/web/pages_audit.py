@@ -8,29 +8,20 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from sudya.app.audit import last_check, verify
-from sudya.app.views import TournamentView
-from sudya.edges.web import forms, i18n, views
-from sudya.edges.web.context import Ctx, forbid, get_ctx, see_other
+from sudya.app.audit import last_check
+from sudya.domain.commands import VerifyLedger
+from sudya.edges.web import forms, i18n
+from sudya.edges.web.context import Ctx, get_ctx, see_other
 from sudya.i18n.messages import render
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
-_ = i18n.gettext
-
-
-def _officer(ctx: Ctx, tid: int) -> TournamentView:
-    """The head judge (who hears appeals) or the organiser."""
-    ctx.need_user()
-    t, _book, roles = ctx.tournament(tid)
-    if not (roles.can("hear-appeals") or roles.can("manage")):
-        raise forbid(_("Only the head judge or the organiser verifies the ledger."))
-    return t
 
 
 def check_view(ctx: Ctx, tid: int) -> dict[str, Any] | None:
     """The last verification, its words in the page's language."""
-    last = last_check(ctx.ledger, tid)
+    # (app.audit reads it in a session of its own: it takes the application's ledger)
+    last = last_check(ctx.app.ledger, tid)
     if last is None:
         return None
     lang = i18n.current_lang.get()
@@ -42,13 +33,13 @@ def check_view(ctx: Ctx, tid: int) -> dict[str, Any] | None:
 
 @router.get("/t/{tid}/audit")
 def audit_page(ctx: C, tid: int) -> Response:
-    t = _officer(ctx, tid)
-    return ctx.render("audit.html", t=t, check=check_view(ctx, tid))
+    st = ctx.standing(tid, "audit")  # the head judge (who hears appeals) or the organiser
+    return ctx.render("audit.html", t=st.tournament, check=check_view(ctx, tid))
 
 
 @router.post("/t/{tid}/audit")
 def audit_run(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t = _officer(ctx, tid)
+    actor = ctx.actor()
     ctx.check_csrf(str(form.get("csrf", "")))
-    verify(ctx.ledger, series=t.series.name, actor=views.actor(ctx))
+    ctx.app.handle(VerifyLedger(), actor, tid)  # the core refuses all but the officers
     return see_other(f"/t/{tid}/audit")

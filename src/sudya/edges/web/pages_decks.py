@@ -16,22 +16,22 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from sudya.app.accounts import AuthError, Roles
+from sudya.app.common import command
 from sudya.app.decks import (
     card_list,
     cards_info,
     decklist,
     decklist_status,
     newest_decklist,
-    register_decklist_once,
 )
-from sudya.app.ledger import LedgerError
 from sudya.app.queries import tournament_players
 from sudya.app.views import DecklistView, TournamentView
+from sudya.domain.commands import RegisterDecklist
 from sudya.domain.decks.decklist import Finding, check, compare, parse
 from sudya.domain.decks.squad import SquadError, remedy
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import forms, i18n, views
-from sudya.edges.web.context import Ctx, forbid, get_ctx
+from sudya.edges.web.context import Ctx, get_ctx
 from sudya.i18n.messages import render
 
 router = APIRouter(include_in_schema=False)
@@ -45,16 +45,16 @@ ListId = Annotated[int | None, Query(alias="list", ge=1, le=forms.MOST)]  # a st
 
 
 # ---------------------------------------------------------------------- shared
-def judge_or_forbid(ctx: Ctx, tid: int, need: str | None = None
-                    ) -> tuple[TournamentView, Rulebook, Roles]:
-    """A judge who gives rulings here; `need`: the rulebook part the page uses."""
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("rule"):
-        raise forbid(_("Only judges who give rulings in this tournament check decks."))
-    if (need == "formats" and not book.formats) or (need == "squad" and book.squad is None):
+def _standing(ctx: Ctx, tid: int, part: str | None = None, *, writes: bool = False
+              ) -> tuple[TournamentView, Rulebook, Roles]:
+    """The user's standing for a deck page: a judge who gives rulings here (a form that
+    `writes` is refused by the core itself); `part`: the rulebook part the page uses."""
+    st = ctx.standing(tid, None if writes else "rule",
+                      _("Only judges who give rulings in this tournament check decks."))
+    book = st.book
+    if (part == "formats" and not book.formats) or (part == "squad" and book.squad is None):
         raise AuthError(_("This tournament's rulebook has no deck checks."), status=404)
-    return t, book, roles
+    return st.tournament, book, st.roles
 
 
 def no_cards_message() -> str:
@@ -64,7 +64,7 @@ def no_cards_message() -> str:
 
 def players(ctx: Ctx, tid: int) -> list[str]:
     """The tournament's players, for the forms' choices."""
-    return tournament_players(ctx.session, tournament=tid)
+    return ctx.read(tournament_players, tournament=tid)
 
 
 def say(code: str, params: Mapping[str, Any] | None, book: Rulebook | None = None) -> str:
@@ -108,15 +108,15 @@ def status_text(status: str) -> str:
 
 @router.get("/t/{tid}/decks")
 def decks(ctx: C, tid: int) -> Response:
-    t, book, roles = judge_or_forbid(ctx, tid, "formats")
-    rows = decklist_status(ctx.session, tid)
+    t, book, roles = _standing(ctx, tid, "formats")
+    rows = ctx.read(decklist_status, tid)
     for r in rows:
         fmt = book.formats.get(r["format"] or "")
         r["format_name"] = i18n.text(fmt.name) if fmt else (r["format"] or "—")
         r["status_text"] = status_text(r["status"])
     counts = {s: sum(1 for r in rows if r["status"] == s) for s in STATUS}
     return ctx.render("decks.html", t=t, book=book, rows=rows, counts=counts,
-                      status_text=status_text, cards=cards_info(ctx.session))
+                      status_text=status_text, cards=ctx.read(cards_info))
 
 
 # ---------------------------------------------------------------------- check a list
@@ -124,7 +124,7 @@ def _check_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 20
                 values: dict[str, str], errors: dict[str, str] | None = None,
                 listed: DecklistView | None = None, findings: list[dict[str, Any]] | None = None,
                 checked: bool = False, sample: bool = False) -> Response:
-    info = cards_info(ctx.session)
+    info = ctx.read(cards_info)
     fmt = book.formats.get(listed.format or "") if listed is not None else None
     return ctx.render(
         "decks_check.html", status=status, t=t, book=book,
@@ -139,13 +139,13 @@ def _check_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 20
 def check_form(ctx: C, tid: int, player: str = "",
                list_id: ListId = None,
                cards: str = "") -> Response:
-    t, book, _roles = judge_or_forbid(ctx, tid, "formats")
+    t, book, _roles = _standing(ctx, tid, "formats")
     first = next(iter(book.formats))
     values = {"player": player, "format": first, "text": "",
               "cards": "sample" if cards == "sample" else "imported"}
     if list_id is None:
         return _check_page(ctx, t, book, values=values)
-    listed = decklist(ctx.session, tournament=t.id, decklist_id=list_id)
+    listed = ctx.read(decklist, tournament=t.id, decklist_id=list_id)
     if listed is None:
         raise AuthError(_("No such deck list."), status=404)
     values.update(player=listed.player, format=listed.format or first, text=listed.text)
@@ -156,7 +156,7 @@ def check_form(ctx: C, tid: int, player: str = "",
 
 @router.post("/t/{tid}/decks/check")
 def check_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, _roles = judge_or_forbid(ctx, tid, "formats")
+    t, book, _roles = _standing(ctx, tid, "formats", writes=True)
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {"player": str(form.get("player", "")).strip(),
               "format": str(form.get("format", "")).strip(), "text": _text(form, "text"),
@@ -171,7 +171,7 @@ def check_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Resp
         errors["text"] = _("Paste the deck list.")
     elif len(values["text"]) > MAX_TEXT:
         errors["text"] = _("The list is too long (at most %(n)s characters).", n=MAX_TEXT)
-    cards, _sample = card_list(ctx.session, values["cards"])
+    cards, _sample = ctx.read(card_list, values["cards"])
     if cards is None:
         errors["cards"] = no_cards_message()
     if errors:
@@ -179,13 +179,11 @@ def check_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Resp
     assert cards is not None
     fmt = values["format"]
     findings = check(parse(values["text"]), cards, book.formats[fmt], fmt)
-    user = ctx.need_user()
     try:
-        lid = register_decklist_once(ctx.ledger, user=user.username,
-                                     key=views.form_key(form), tournament=tid,
-                                     player=values["player"], text=values["text"], fmt=fmt,
-                                     findings=findings)
-    except LedgerError as exc:
+        lid = ctx.app.handle(views.command(RegisterDecklist, player=values["player"],
+                                           text=values["text"], fmt=fmt, findings=findings),
+                             ctx.actor(), tid, key=views.form_key(form))
+    except views.REFUSED as exc:
         field = exc.field if exc.field in ("player",) else "text"
         errors[field] = i18n.error(exc)
         return _check_page(ctx, t, book, status=422, values=values, errors=errors)
@@ -197,15 +195,15 @@ def check_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Resp
 @router.get("/t/{tid}/decks/compare")
 def compare_form(ctx: C, tid: int, player: str = "",
                  list_id: ListId = None) -> Response:
-    t, book, _roles = judge_or_forbid(ctx, tid, "formats")
+    t, book, _roles = _standing(ctx, tid, "formats")
     values = {"player": player, "decklist": "", "deck": ""}
     listed = None
     if list_id is not None:
-        listed = decklist(ctx.session, tournament=tid, decklist_id=list_id)
+        listed = ctx.read(decklist, tournament=tid, decklist_id=list_id)
         if listed is None:
             raise AuthError(_("No such deck list."), status=404)
     elif player:  # the player's newest list
-        listed = newest_decklist(ctx.session, tournament=tid, player=player)
+        listed = ctx.read(newest_decklist, tournament=tid, player=player)
     if listed is not None:
         values.update(player=listed.player, decklist=listed.text)
     return ctx.render("decks_compare.html", t=t, book=book, players=players(ctx, tid),
@@ -214,7 +212,7 @@ def compare_form(ctx: C, tid: int, player: str = "",
 
 @router.post("/t/{tid}/decks/compare")
 def compare_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, _roles = judge_or_forbid(ctx, tid, "formats")
+    t, book, _roles = _standing(ctx, tid, "formats")
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {"player": str(form.get("player", "")).strip(),
               "decklist": _text(form, "decklist"), "deck": _text(form, "deck")}
@@ -250,14 +248,14 @@ def _squad_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 20
     return ctx.render("decks_squad.html", status=status, t=t, book=book,
                       players=players(ctx, t.id), values=values, errors=errors or {},
                       seats=[(s, seat_name(s)) for s in book.squad.budgets],
-                      cards=cards_info(ctx.session), result=result,
+                      cards=ctx.read(cards_info), result=result,
                       can_record=book.infraction(OVERSPEND) is not None,
                       overspend=OVERSPEND)
 
 
 @router.get("/t/{tid}/squad")
 def squad_form(ctx: C, tid: int, player: str = "") -> Response:
-    t, book, _roles = judge_or_forbid(ctx, tid, "squad")
+    t, book, _roles = _standing(ctx, tid, "squad")
     assert book.squad is not None
     values = {"player": player, "squad": "", "seat": next(iter(book.squad.budgets)),
               "seed": "", "drawn": "", "cards": "imported"}
@@ -266,7 +264,7 @@ def squad_form(ctx: C, tid: int, player: str = "") -> Response:
 
 @router.post("/t/{tid}/squad")
 def squad_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, _roles = judge_or_forbid(ctx, tid, "squad")
+    t, book, _roles = _standing(ctx, tid, "squad")
     assert book.squad is not None
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {"player": str(form.get("player", "")).strip(), "squad": _text(form, "squad"),
@@ -293,7 +291,7 @@ def squad_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Resp
         else:
             errors["seed"] = _("A whole number from 0 to %(n)s, or leave it empty.",
                                n=MAX_SEED)
-    cards, sample = card_list(ctx.session, values["cards"])
+    cards, sample = ctx.read(card_list, values["cards"])
     if cards is None:
         errors["cards"] = no_cards_message()
     if errors:
@@ -325,7 +323,7 @@ def squad_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Resp
 @router.post("/t/{tid}/decks/record")
 def record_finding(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     """One step: the infraction with its sub-item (details.item) for the player."""
-    t, book, roles = judge_or_forbid(ctx, tid)
+    t, book, roles = _standing(ctx, tid, writes=True)
     ctx.check_csrf(str(form.get("csrf", "")))
     key = views.form_key(form)  # a double submit gets the ledger's first answer
     player = str(form.get("player", "")).strip()
@@ -350,12 +348,11 @@ def record_finding(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
     if problems:
         return ctx.render("error.html", status=422, message=" ".join(problems))
     try:
-        rulings = ctx.ledger.record(tournament=tid, infraction=infraction, player=player,
-                                    judge=roles.judge_handle, details=details,
-                                    idempotency_key=key, actor=views.actor(ctx))
-    except LedgerError as exc:
+        done = ctx.app.handle(command("infraction", {
+            "infraction": infraction, "player": player, "judge": roles.judge_handle,
+            "details": details}), ctx.actor(), tid, key=key)
+    except views.REFUSED as exc:
         if exc.code == "ledger.busy":
             raise  # 503 with Retry-After (the app's error page): nothing recorded, send again
         return ctx.render("error.html", status=422, message=i18n.error(exc))
-    event = rulings[0].event if rulings else ""
-    return views.done(request, f"/t/{tid}?recorded={event}")
+    return views.done(request, f"/t/{tid}?recorded={done.event}")

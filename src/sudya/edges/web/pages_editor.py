@@ -21,14 +21,14 @@ from fastapi.responses import Response
 from starlette.datastructures import FormData, UploadFile
 
 from sudya.app import rulebook_store
-from sudya.app.accounts import AuthError, Roles, manages_any
-from sudya.app.common import Actor
+from sudya.app.access import Standing
+from sudya.app.accounts import AuthError, manages_any
 from sudya.app.rulebook_cases import DraftCase, Outcome, folder, run_draft
-from sudya.app.views import TournamentView
+from sudya.domain.commands import PublishRulebook
 from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook import drafts, loader
 from sudya.domain.rulebook.schema import Rulebook
-from sudya.edges.web import forms, i18n
+from sudya.edges.web import forms, i18n, views
 from sudya.edges.web.context import Ctx, forbid, get_ctx
 
 router = APIRouter(include_in_schema=False)
@@ -37,19 +37,20 @@ _ = i18n.gettext
 MAX_CASES = 50
 
 
-def _editor(ctx: Ctx, tournament: str = "") -> tuple[TournamentView, Rulebook, Roles] | None:
-    """Organisers write rulebooks; a tournament's head judge (who may hear appeals there)
-    also turns a decision of its college into the next edition's precedent (003). Returns
-    the tournament when it had to be looked up to decide."""
-    ctx.need_user()
-    if manages_any(ctx.session, ctx.user):
+def _editor(ctx: Ctx, tournament: str = "") -> Standing | None:
+    """Who may use the editor: organisers write rulebooks; a tournament's head judge (who
+    may hear appeals there) also turns a decision of its college into the next edition's
+    precedent (003). Returns the user's standing in the tournament when it had to be looked
+    up to decide. (Publishing is refused by the core itself.)"""
+    if ctx.read(manages_any, ctx.need_user()):
         return None
-    if tournament.isdigit():
+    tid = forms.whole_number(tournament)
+    if tid is not None:
         try:
-            found = ctx.tournament(int(tournament))
+            found: Standing | None = ctx.standing(tid)
         except AuthError:
             found = None
-        if found is not None and found[2].can("hear-appeals"):
+        if found is not None and found.roles.can("hear-appeals"):
             return found
     raise forbid(_("Only a tournament's organiser writes rulebooks."))
 
@@ -85,8 +86,8 @@ def _bundled_cases(rid: str) -> list[DraftCase]:
 def _current_text(ctx: Ctx, rid: str) -> str | None:
     """The text of a rulebook's newest edition: stored in the ledger, or the bundled file."""
     try:
-        stored = rulebook_store.editions(ctx.session, rid)
-        return rulebook_store.text_of(ctx.session, rid, stored[-1].edition) if stored else None
+        stored = ctx.read(rulebook_store.editions, rid)
+        return ctx.read(rulebook_store.text_of, rid, stored[-1].edition) if stored else None
     except SudyaError:
         return None
 
@@ -224,9 +225,10 @@ def precedent(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> 
     """A decision of the college on a case the regulation does not cover, as a draft rule of
     the next edition, in force from the next tournament (003: «на следующий турнир данный
     прецедент вносится в данную систему»), to edit and publish; not for aggravation."""
-    t, book, _roles = _editor(ctx, str(tid)) or ctx.tournament(tid)
+    st = _editor(ctx, str(tid)) or ctx.standing(tid)
+    t, book = st.tournament, st.book
     try:
-        text = rulebook_store.precedent_draft(ctx.session, tournament=tid, decision_event=event)
+        text = ctx.read(rulebook_store.precedent_draft, tournament=tid, decision_event=event)
     except SudyaError as exc:
         raise AuthError(i18n.error(exc), status=422) from None
     draft = Draft(text=text, start=book.id, next_tournament=True, tournament=str(tid),
@@ -266,9 +268,8 @@ def cases(ctx: C, request: Request, posted: forms.Posted) -> Response:
 def publish(ctx: C, request: Request, posted: forms.Posted) -> Response:
     """Publish the draft as a new edition: refused, with the reasons beside the button,
     unless it loads, lint finds no error and every case passes."""
-    user = ctx.need_user()
+    actor = ctx.actor()
     form, draft = _read(posted)
-    _editor(ctx, draft.tournament)
     ctx.check_csrf(str(form.get("csrf", "")))
     checked = drafts.check(draft.text, i18n.current_lang.get())
     reasons = _reasons(checked)
@@ -286,11 +287,14 @@ def publish(ctx: C, request: Request, posted: forms.Posted) -> Response:
         reasons.append(_("Say in a line what the edition changes."))
     if reasons:
         return _page(ctx, draft, status=422, outcomes=outcomes, refused=reasons)
-    try:
-        view = rulebook_store.publish(
-            ctx.ledger, text=draft.text, in_force_from=in_force, summary=draft.summary,
-            actor=Actor(name=user.username),
-            cases={c.name: (c.scenario, c.expected) for c in draft.cases})
+    try:  # the core refuses one who may not publish (organisers; the head judge for the
+        # precedent of their tournament's college)
+        view = ctx.app.handle(views.command(
+            PublishRulebook, text=draft.text, in_force_from=in_force, summary=draft.summary,
+            cases={c.name: (c.scenario, c.expected) for c in draft.cases}),
+            actor, forms.whole_number(draft.tournament))
+    except AuthError:
+        raise
     except SudyaError as exc:
         return _page(ctx, draft, status=422, outcomes=outcomes,
                      refused=[i18n.error(exc)])

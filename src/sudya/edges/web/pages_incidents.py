@@ -11,18 +11,12 @@ from fastapi.responses import Response
 
 from sudya.app.accounts import Roles
 from sudya.app.clock import round_clock
-from sudya.app.incidents import (
-    MAX_TEXT,
-    file_incident,
-    incidents,
-    rulings_about,
-    settle_incident,
-)
-from sudya.app.ledger import LedgerError
+from sudya.app.incidents import MAX_TEXT, incidents, rulings_about
 from sudya.app.people import tournament_people
 from sudya.app.views import TournamentView
+from sudya.domain.commands import FileIncident, SettleIncident
 from sudya.edges.web import forms, i18n, views
-from sudya.edges.web.context import Ctx, forbid, get_ctx
+from sudya.edges.web.context import Ctx, get_ctx
 from sudya.edges.web.pages_tables import record_url
 
 router = APIRouter(include_in_schema=False)
@@ -31,28 +25,20 @@ _ = i18n.gettext
 FIELDS = ("subject", "table", "round", "text")
 
 
-def _staff(ctx: Ctx, tid: int) -> tuple[TournamentView, Roles]:
-    ctx.need_user()
-    t, _book, roles = ctx.tournament(tid)
-    if not roles.can("view-all"):
-        raise forbid(_("Players see only their own record."))
-    return t, roles
-
-
 def _page(ctx: Ctx, t: TournamentView, roles: Roles, *, status: int = 200,
           values: dict[str, str] | None = None, errors: dict[str, Any] | None = None,
           filed: int | None = None, settled: int | None = None) -> Response:
-    reports = incidents(ctx.session, tournament=t.id)
+    reports = ctx.read(incidents, tournament=t.id)
     waiting = [{**r.model_dump(), "record": record_url(t, r.subject, r.table, r.round),
-                "rulings": rulings_about(ctx.session, tournament=t.id, subject=r.subject)}
+                "rulings": ctx.read(rulings_about, tournament=t.id, subject=r.subject)}
                for r in reports if r.settled_at is None]
     done = [r for r in reports if r.settled_at is not None][:30]
     # a refusal about a report no longer waiting (closed meanwhile) is shown at the top
     shown = {f"settle/{r['id']}" for r in waiting}
     problems = [message for key, message in (errors or {}).items()
                 if key.startswith("settle/") and key not in shown]
-    people = tournament_people(ctx.session, tournament=t.id)
-    clock = round_clock(ctx.session, t.id)
+    people = ctx.read(tournament_people, tournament=t.id)
+    clock = ctx.read(round_clock, t.id)
     return ctx.render("incidents.html", status=status, t=t, roles=roles, waiting=waiting,
                       settled_reports=done, people=people, most=MAX_TEXT,
                       values=values or {"round": str(clock["round"]) if clock else ""},
@@ -64,7 +50,8 @@ def incidents_page(ctx: C, tid: int, player: str = "", table: str = "", round: s
                    filed: int | None = None, settled: int | None = None) -> Response:
     """The reports; `player`, `table` and `round` prefill the report form (the dashboard's
     tables link here for a judge who may not rule)."""
-    t, roles = _staff(ctx, tid)
+    st = ctx.standing(tid, "view-all")
+    t, roles = st.tournament, st.roles
     values = None
     if player or table or round:
         values = {"subject": player[:100], "table": table[:9], "round": round[:9]}
@@ -82,9 +69,8 @@ def _number(text: str, most: int, errors: dict[str, Any], field: str) -> int | N
 
 @router.post("/t/{tid}/incidents")
 def incident_file(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, roles = _staff(ctx, tid)
-    if not roles.can("report"):
-        raise forbid(_("Only the tournament's judges report incidents."))
+    st = ctx.standing(tid)  # the core refuses one who may not report incidents
+    t, roles = st.tournament, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in FIELDS}
     errors: dict[str, Any] = {}
@@ -92,10 +78,10 @@ def incident_file(ctx: C, tid: int, request: Request, form: forms.Posted) -> Res
     rnd = _number(values["round"], 1000, errors, "round")
     if not errors:
         try:
-            done = file_incident(ctx.ledger, tournament=tid, subject=values["subject"],
-                                 text=values["text"], table=table, round=rnd,
-                                 idempotency_key=views.form_key(form), actor=views.actor(ctx))
-        except LedgerError as exc:
+            done = ctx.app.handle(views.command(FileIncident, subject=values["subject"],
+                                                text=values["text"], table=table, round=rnd),
+                                  ctx.actor(), tid, key=views.form_key(form))
+        except views.REFUSED as exc:
             errors[exc.field if exc.field in FIELDS else "text"] = i18n.error(exc)
         else:
             return views.done(request, f"/t/{tid}/incidents?filed={done}")
@@ -105,17 +91,16 @@ def incident_file(ctx: C, tid: int, request: Request, form: forms.Posted) -> Res
 @router.post("/t/{tid}/incidents/{incident}/settle")
 def incident_settle(ctx: C, tid: int, incident: int, request: Request,
                     form: forms.Posted) -> Response:
-    t, roles = _staff(ctx, tid)
-    if not roles.can("rule"):
-        raise forbid(_("Your role may not give rulings or penalties in this tournament."))
+    st = ctx.standing(tid)  # the core refuses one who may not rule
+    t, roles = st.tournament, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     event = str(form.get("event", "")).strip()
     note = str(form.get("note", ""))
     try:
-        settle_incident(ctx.ledger, tournament=tid, incident=incident,
-                        event=None if event in ("", "none") else event, note=note,
-                        actor=views.actor(ctx))
-    except LedgerError as exc:
+        ctx.app.handle(views.command(SettleIncident, incident=incident,
+                                     event=None if event in ("", "none") else event,
+                                     note=note), ctx.actor(), tid)
+    except views.REFUSED as exc:
         return _page(ctx, t, roles, status=422,
                      errors={f"settle/{incident}": i18n.error(exc)},
                      values={"settle": str(incident), "event": event, "note": note})

@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from sudya.app.ledger import LedgerError
 from sudya.app.queries import tournament_subjects, tournament_summary
 from sudya.app.views import TournamentView
 from sudya.domain import commands
+from sudya.domain.commands import AddJudge, AddPlayer, AddTeam, ReplacePlayer
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import forms, i18n, views
 from sudya.edges.web.context import Ctx, forbid, get_ctx
@@ -25,23 +25,15 @@ FORMS = {
 }
 
 
-def _organiser(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("manage"):
-        raise forbid(_("Only the tournament's organiser manages its people."))
-    return t, book
-
-
 REPLACEMENT = ("replace", "by", "name", "army", "coach")
 
 
 def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
           **data: Any) -> Response:
-    summary = tournament_summary(ctx.session, t.id)
+    summary = ctx.read(tournament_summary, t.id)
     roles = [(rid, i18n.text(role.name)) for rid, role in book.roles.items()]
     # who may be replaced: the players removed from this tournament (§4 E9)
-    removed = [p for p, v in tournament_subjects(ctx.session, tournament=t.id).items()
+    removed = [p for p, v in ctx.read(tournament_subjects, tournament=t.id).items()
                if v.status == "removed" and p not in summary.teams]
     defaults: dict[str, Any] = {"form": "", "values": {}, "errors": {}, "added": None,
                                 "replaced": None}
@@ -53,15 +45,16 @@ def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
 @router.get("/t/{tid}/people")
 def people(ctx: C, tid: int, added: str | None = None,
            replaced: str | None = None) -> Response:
-    t, book = _organiser(ctx, tid)
-    return _page(ctx, t, book, added=added, replaced=replaced)
+    st = ctx.standing(tid, "manage")
+    return _page(ctx, st.tournament, st.book, added=added, replaced=replaced)
 
 
 @router.post("/t/{tid}/people/replacement")
 def replacement(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     """A removed player's replacement (regulations.md §4 E9), registered with the roster
     change in one transaction: a refusal stands beside its field and records nothing."""
-    t, book = _organiser(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses one who may not manage the tournament
+    t, book = st.tournament, st.book
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in REPLACEMENT}
     errors: dict[str, str] = {}
@@ -81,12 +74,11 @@ def replacement(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respo
     if not errors:
         assert isinstance(cmd, commands.ChangeRoster) and cmd.replace and cmd.by
         try:
-            ctx.ledger.replace_player(tournament=tid, removed=cmd.replace, by=cmd.by,
-                                      army=cmd.army, coach=cmd.coach,
-                                      name=values["name"] or None,
-                                      idempotency_key=views.form_key(form),
-                                      actor=views.actor(ctx))
-        except LedgerError as exc:
+            ctx.app.handle(views.command(ReplacePlayer, replace=cmd.replace, by=cmd.by,
+                                         army=cmd.army, coach=cmd.coach,
+                                         name=values["name"] or None),
+                           ctx.actor(), tid, key=views.form_key(form))
+        except views.REFUSED as exc:
             errors[views.error_field(exc.field, REPLACEMENT, "replace")] = i18n.error(exc, book)
         else:
             return views.done(request, f"/t/{tid}/people?replaced={cmd.by}")
@@ -95,7 +87,8 @@ def replacement(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respo
 
 @router.post("/t/{tid}/people")
 def people_add(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book = _organiser(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses one who may not manage the tournament
+    t, book = st.tournament, st.book
     ctx.check_csrf(str(form.get("csrf", "")))
     which = str(form.get("form", ""))
     if which not in FORMS:
@@ -113,23 +106,22 @@ def people_add(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respon
     if table and forms.whole_number(table) is None:
         errors["table"] = _("A whole number.")
     if not errors:
-        actor = views.actor(ctx)
+        cmd: AddPlayer | AddTeam | AddJudge
         try:
             if which == "player":
-                ctx.ledger.add_player(tournament=tid, handle=values["handle"],
-                                      name=values["name"] or None,
-                                      team=values["team"] or None,
-                                      table=int(table) if table else None, actor=actor)
+                cmd = views.command(AddPlayer, handle=values["handle"],
+                                    name=values["name"] or None, team=values["team"] or None,
+                                    table=int(table) if table else None)
             elif which == "team":
                 members = [p for p in values["members"].replace(",", " ").split() if p]
-                ctx.ledger.add_team(tournament=tid, handle=values["handle"],
-                                    name=values["name"] or None, members=members,
-                                    actor=actor)
+                cmd = views.command(AddTeam, handle=values["handle"],
+                                    name=values["name"] or None, members=members)
             else:
-                ctx.ledger.add_judge(tournament=tid, handle=values["handle"],
-                                     role=values["role"], official=bool(values["official"]),
-                                     name=values["name"] or None, actor=actor)
-        except LedgerError as exc:
+                cmd = views.command(AddJudge, handle=values["handle"], role=values["role"],
+                                    official=bool(values["official"]),
+                                    name=values["name"] or None)
+            ctx.app.handle(cmd, ctx.actor(), tid)
+        except views.REFUSED as exc:
             errors[exc.field if exc.field in FORMS[which] else "handle"] = \
                 i18n.error(exc)
         else:

@@ -14,9 +14,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from sudya.app.accounts import AuthError, Roles
+from sudya.app.accounts import AuthError
 from sudya.app.common import command
-from sudya.app.ledger import LedgerError
 from sudya.app.matches import match_ends, round_matches, standing_events
 from sudya.app.people import current_round
 from sudya.app.queries import (
@@ -27,9 +26,10 @@ from sudya.app.queries import (
     tournament_summary,
 )
 from sudya.app.views import TournamentView
+from sudya.domain.commands import CorrectResult
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import forms, i18n, views
-from sudya.edges.web.context import Ctx, forbid, get_ctx
+from sudya.edges.web.context import Ctx, get_ctx
 from sudya.edges.web.pages_misc import SCORE
 
 router = APIRouter(include_in_schema=False)
@@ -39,21 +39,13 @@ LISTED = 50  # the latest records the corrections page offers
 
 
 # ---------------------------------------------------------------------- the end of a match
-def _judge(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("rule"):
-        raise forbid(_("Your role may not give rulings or penalties in this tournament."))
-    return t, book, roles
-
-
 def _default_round(ctx: Ctx, tid: int) -> int:
     """The current round (the latest with pairings, or the one the clock last started), else
     the latest round with a result, else 1."""
-    current = current_round(ctx.session, tournament=tid)
+    current = ctx.read(current_round, tournament=tid)
     if current is not None:
         return current
-    latest = latest_result_round(ctx.session, tournament=tid)
+    latest = ctx.read(latest_result_round, tournament=tid)
     return 1 if latest is None else latest
 
 
@@ -61,16 +53,16 @@ def _match_page(ctx: Ctx, t: TournamentView, book: Rulebook, round_: int, *,
                 status: int = 200, ended: str | None = None,
                 errors: dict[str, str] | None = None,
                 values: dict[str, str] | None = None) -> Response:
-    summary = tournament_summary(ctx.session, t.id)
-    every = rulings_json(ctx.session, t.id) if ended else []
+    summary = ctx.read(tournament_summary, t.id)
+    every = ctx.read(rulings_json, t.id) if ended else []
     made = [r for r in every if r["event"] == ended]
-    end = next((e for e in match_ends(ctx.session, tournament=t.id)
+    end = next((e for e in ctx.read(match_ends, tournament=t.id)
                 if e["event"] == ended), None)
     names = summary.names
-    matches = round_matches(ctx.session, tournament=t.id, round=round_)
+    matches = ctx.read(round_matches, tournament=t.id, round=round_)
     for mt in matches:  # people (and teams) by their display names
         mt["pair"] = " — ".join(names.get(p, p) for p in mt["players"])
-    whole = next((e for e in match_ends(ctx.session, tournament=t.id)
+    whole = next((e for e in ctx.read(match_ends, tournament=t.id)
                   if e["round"] == round_ and e["players"] is None), None)
     return ctx.render("match.html", status=status, t=t, book=book, round=round_,
                       matches=matches, whole=whole, end=end,
@@ -82,7 +74,8 @@ def _match_page(ctx: Ctx, t: TournamentView, book: Rulebook, round_: int, *,
 
 @router.get("/t/{tid}/match")
 def match(ctx: C, tid: int, round: str = "", ended: str | None = None) -> Response:
-    t, book, _roles = _judge(ctx, tid)
+    st = ctx.standing(tid, "rule")
+    t, book = st.tournament, st.book
     chosen = forms.whole_number(round, 1000) if round else None
     if round and chosen is None:
         return _match_page(ctx, t, book, _default_round(ctx, tid), status=422,
@@ -94,7 +87,8 @@ def match(ctx: C, tid: int, round: str = "", ended: str | None = None) -> Respon
 
 @router.post("/t/{tid}/match/end")
 def match_end(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, roles = _judge(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses one who may not rule
+    t, book = st.tournament, st.book
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("round", "scope", "player_a",
                                                          "player_b")}
@@ -114,10 +108,10 @@ def match_end(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respons
     if not errors:
         assert round_ is not None
         try:
-            done = ctx.ledger.execute(
-                tid, command("end-of-match", {"round": round_, "players": players}),
-                idempotency_key=views.form_key(form), actor=views.actor(ctx))
-        except LedgerError as exc:
+            done = ctx.app.handle(
+                command("end-of-match", {"round": round_, "players": players}),
+                ctx.actor(), tid, key=views.form_key(form))
+        except views.REFUSED as exc:
             field = exc.field.split(".")[0]
             key = {"round": "round"}.get(field) or (
                 ("player_b" if exc.field.endswith(".1") else "player_a")
@@ -130,22 +124,14 @@ def match_end(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respons
 
 
 # ---------------------------------------------------------------------- corrections
-def _head_judge(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("decide"):
-        raise forbid(_("Only a judge who decides may correct records in this tournament."))
-    return t, book, roles
-
-
 def _correctable(ctx: Ctx, t: TournamentView, book: Rulebook
                  ) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
     """The events whose rulings stand (ready for the page), and the results entered."""
-    every = rulings_json(ctx.session, t.id)
+    every = ctx.read(rulings_json, t.id)
     standing = standing_events(every)
     shown = {event: views.rulings(book, rulings, among=every)
              for event, rulings in standing.items()}
-    return shown, tournament_results(ctx.session, tournament=t.id)
+    return shown, ctx.read(tournament_results, tournament=t.id)
 
 
 @router.get("/t/{tid}/corrections")
@@ -154,13 +140,14 @@ def corrections(ctx: C, tid: int, corrected: str | None = None,
     """The latest records a head judge may correct: the newest LISTED standing rulings and
     results, each ruling made ready for the page alone (a large open tournament has
     thousands of both; the results list, a page at a time, offers the older results)."""
-    t, book, _roles = _head_judge(ctx, tid)
-    every = rulings_json(ctx.session, t.id)
+    st = ctx.standing(tid, "decide")
+    t, book = st.tournament, st.book
+    every = ctx.read(rulings_json, t.id)
     standing = list(standing_events(every).items())[-LISTED:][::-1]
     latest = [(event, views.rulings(book, rulings, among=every)) for event, rulings in standing]
-    results = tournament_results(ctx.session, tournament=t.id, limit=LISTED)
+    results = ctx.read(tournament_results, tournament=t.id, limit=LISTED)
     return ctx.render("corrections.html", t=t, book=book, events=latest, results=results,
-                      total_results=result_count(ctx.session, tournament=t.id),
+                      total_results=ctx.read(result_count, tournament=t.id),
                       corrected=corrected, by=by)
 
 
@@ -171,7 +158,7 @@ def _correct_page(ctx: Ctx, t: TournamentView, book: Rulebook, event: str, *,
     result = next((r for r in results if r["event"] == event and r["corrected"] is None),
                   None)
     rulings = events.get(event)
-    if rulings is None and result is None:
+    if rulings is None and result is None and not errors:  # (a refusal is shown beside "of")
         raise AuthError(_("Nothing to correct: no standing ruling or result %(event)s.",
                           event=event), status=404)
     return ctx.render("correct.html", status=status, t=t, book=book, event=event,
@@ -181,13 +168,14 @@ def _correct_page(ctx: Ctx, t: TournamentView, book: Rulebook, event: str, *,
 
 @router.get("/t/{tid}/corrections/{event}")
 def correct_form(ctx: C, tid: int, event: str) -> Response:
-    t, book, _roles = _head_judge(ctx, tid)
-    return _correct_page(ctx, t, book, event)
+    st = ctx.standing(tid, "decide")
+    return _correct_page(ctx, st.tournament, st.book, event)
 
 
 @router.post("/t/{tid}/corrections/{event}")
 def correct_submit(ctx: C, tid: int, event: str, request: Request, form: forms.Posted) -> Response:
-    t, book, roles = _head_judge(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses one who may not correct records
+    t, book, roles = st.tournament, st.book, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("reason", "score")}
     errors: dict[str, str] = {}
@@ -197,18 +185,18 @@ def correct_submit(ctx: C, tid: int, event: str, request: Request, form: forms.P
     if values["score"] and score is None:
         errors["score"] = _("Write the score as two numbers, such as 2-1.")
     if not errors:
-        key, who = views.form_key(form), views.actor(ctx)
+        key = views.form_key(form)
         try:
             if form.get("kind") == "result":
-                done, _again = ctx.ledger.correct_result(
-                    tournament=tid, of=event, reason=values["reason"],
+                done, _again = ctx.app.handle(views.command(
+                    CorrectResult, of=event, reason=values["reason"],
                     score=(int(score[1]), int(score[2])) if score else None,
-                    judge=roles.judge_handle, idempotency_key=key, actor=who)
+                    judge=roles.judge_handle), ctx.actor(), tid, key=key)
             else:
-                done = ctx.ledger.execute(tid, command("correction", {
+                done = ctx.app.handle(command("correction", {
                     "of": event, "judge": roles.judge_handle, "reason": values["reason"]}),
-                    idempotency_key=key, actor=who)
-        except LedgerError as exc:
+                    ctx.actor(), tid, key=key)
+        except views.REFUSED as exc:
             errors[views.error_field(exc.field, ("reason", "score"), "of")] = \
                 i18n.error(exc, book)
         else:

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from sudya.app.accounts import AuthError, Roles
-from sudya.app.clock import round_clock, rounds, start_round
+from sudya.app.clock import round_clock, rounds
+from sudya.app.common import command
 from sudya.app.ledger import LedgerError
 from sudya.app.queries import (
     RESULTS_PAGE,
@@ -22,9 +23,10 @@ from sudya.app.queries import (
     tournament_summary,
 )
 from sudya.app.views import SubjectView, TournamentView
+from sudya.domain.commands import StartRound
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import forms, i18n, views
-from sudya.edges.web.context import Ctx, forbid, get_ctx
+from sudya.edges.web.context import Ctx, get_ctx
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -35,25 +37,23 @@ SCORE = re.compile(r"\s*(\d{1,3})\s*[-:–]\s*(\d{1,3})\s*")
 # ---------------------------------------------------------------------- a team's record
 @router.get("/t/{tid}/teams/{handle}")
 def team(ctx: C, tid: int, handle: str) -> Response:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("view-all"):
-        raise forbid(_("Players see only their own record."))
-    summary = tournament_summary(ctx.session, tid)
+    st = ctx.standing(tid, "view-all")
+    t, book, roles = st.tournament, st.book, st.roles
+    summary = ctx.read(tournament_summary, tid)
     members = summary.teams.get(handle)
     if members is None:
         raise AuthError(_("No such team."), status=404)
-    name = team_name(ctx.session, series=t.series.id, handle=handle)
-    rulings = views.rulings(book, rulings_json(ctx.session, tid), names=summary.names)
+    name = ctx.read(team_name, series=t.series.id, handle=handle)
+    rulings = views.rulings(book, ctx.read(rulings_json, tid), names=summary.names)
     about_team = [r for r in rulings if r["subject"] == handle
                   or any(s.get("subject") == handle for s in r["sanctions"])]
     about_members = [r for r in rulings if r["subject"] in members]
-    tally = tournament_subjects(ctx.session, tournament=t.id)
+    tally = ctx.read(tournament_subjects, tournament=t.id)
     mine = tally.get(handle) or SubjectView(status="active", sanctions={}, points=0, ore=0)
     kinds = [{"name": views.kind_name(book, k), "kind": k, "count": n}
              for k, n in mine.sanctions.items()]
     try:
-        standing = tournament_standings(ctx.session, tid)["teams"].get(handle)
+        standing = ctx.read(tournament_standings, tid)["teams"].get(handle)
     except LedgerError:
         standing = None
     if standing is not None:  # the status in words, not `active`
@@ -73,28 +73,20 @@ def team(ctx: C, tid: int, handle: str) -> Response:
 
 
 # ---------------------------------------------------------------------- results entry
-def _scorekeeper(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("results"):
-        raise forbid(_("Your role may not enter results in this tournament."))
-    return t, book, roles
-
-
 def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *,
                   status: int = 200, values: dict[str, str] | None = None,
                   errors: dict[str, str] | None = None, entered: bool = False,
                   page: int = 1) -> Response:
-    summary = tournament_summary(ctx.session, t.id)
+    summary = ctx.read(tournament_summary, t.id)
     # the newest results a page at a time: a large open tournament enters thousands
-    total = result_count(ctx.session, tournament=t.id)
+    total = ctx.read(result_count, tournament=t.id)
     pages = max(1, -(-total // RESULTS_PAGE))
     page = min(max(page, 1), pages)
-    rows = tournament_results(ctx.session, tournament=t.id, limit=RESULTS_PAGE,
+    rows = ctx.read(tournament_results, tournament=t.id, limit=RESULTS_PAGE,
                               offset=(page - 1) * RESULTS_PAGE)
     pager = {"page": page, "pages": pages, "total": total,
              "first": (page - 1) * RESULTS_PAGE + 1, "last": (page - 1) * RESULTS_PAGE + len(rows)}
-    clock = round_clock(ctx.session, t.id)
+    clock = ctx.read(round_clock, t.id)
     default_round = str(clock["round"]) if clock else ""
     return ctx.render("results.html", status=status, t=t, book=book,
                       players=summary.handles(), results=rows, pager=pager,
@@ -104,25 +96,26 @@ def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *,
 
 @router.get("/t/{tid}/results")
 def results(ctx: C, tid: int, entered: bool = False, page: int = 1) -> Response:
-    t, book, roles = _scorekeeper(ctx, tid)
-    return _results_page(ctx, t, book, roles, entered=entered, page=min(page, 100_000))
+    st = ctx.standing(tid, "results")
+    return _results_page(ctx, st.tournament, st.book, st.roles, entered=entered,
+                         page=min(page, 100_000))
 
 
 @router.post("/t/{tid}/results")
 def results_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, roles = _scorekeeper(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses one who may not enter results
+    t, book, roles = st.tournament, st.book, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("round", "player_a", "player_b",
                                                          "score")}
     errors: dict[str, str] = {}
-    players = set(tournament_summary(ctx.session, tid).handles())
     rnd = values["round"]
     if not rnd:
         errors["round"] = _("Enter the round.")
     elif forms.whole_number(rnd, 1000) is None:
         errors["round"] = _("A whole number.")
-    for field in ("player_a", "player_b"):
-        if values[field] not in players:
+    for field in ("player_a", "player_b"):  # (one not of this tournament: the core says)
+        if not values[field]:
             errors[field] = _("Choose the player.")
     if "player_b" not in errors and values["player_a"] == values["player_b"]:
         errors["player_b"] = _("Choose a different player.")
@@ -132,12 +125,13 @@ def results_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
     if not errors:
         assert score is not None
         try:
-            ctx.ledger.record_result(
-                tournament=tid, players=(values["player_a"], values["player_b"]),
-                score=(int(score[1]), int(score[2])), round=int(rnd),
-                idempotency_key=views.form_key(form), actor=views.actor(ctx))
-        except LedgerError as exc:
-            field = {"players": "player_a", "round": "round"}.get(exc.field, "score")
+            ctx.app.handle(command("result", {
+                "players": [values["player_a"], values["player_b"]],
+                "score": [int(score[1]), int(score[2])], "round": int(rnd)}),
+                ctx.actor(), tid, key=views.form_key(form))
+        except views.REFUSED as exc:
+            field = {"players": "player_a", "players.0": "player_a", "players.1": "player_b",
+                     "round": "round"}.get(exc.field, "score")
             errors[field] = i18n.error(exc, book)
         else:
             return views.done(request, f"/t/{tid}/results?entered=1")
@@ -145,19 +139,11 @@ def results_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
 
 
 # ---------------------------------------------------------------------- the round clock
-def _organiser(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("manage"):
-        raise forbid(_("Only an organiser starts rounds."))
-    return t, book, roles
-
-
 def _rounds_page(ctx: Ctx, t: TournamentView, *, status: int = 200,
                  values: dict[str, str] | None = None, errors: dict[str, str] | None = None,
                  started: bool = False) -> Response:
-    clock = round_clock(ctx.session, t.id)
-    history = rounds(ctx.session, t.id)
+    clock = ctx.read(round_clock, t.id)
+    history = ctx.read(rounds, t.id)
     suggested = {"round": str(clock["round"] + 1) if clock else "1",
                  "minutes": str(history[0].minutes) if history else "50"}
     return ctx.render("rounds.html", status=status, t=t, clock=clock, history=history,
@@ -166,13 +152,14 @@ def _rounds_page(ctx: Ctx, t: TournamentView, *, status: int = 200,
 
 @router.get("/t/{tid}/rounds")
 def rounds_page(ctx: C, tid: int, started: bool = False) -> Response:
-    t, _book, _roles = _organiser(ctx, tid)
-    return _rounds_page(ctx, t, started=started)
+    st = ctx.standing(tid, "manage")
+    return _rounds_page(ctx, st.tournament, started=started)
 
 
 @router.post("/t/{tid}/rounds/start")
 def round_start(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, _roles = _organiser(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses one who may not start rounds
+    t, book = st.tournament, st.book
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")).strip() for k in ("round", "minutes")}
     errors: dict[str, str] = {}
@@ -185,11 +172,10 @@ def round_start(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respo
             errors[field] = _("A whole number.")
     if not errors:
         try:
-            start_round(ctx.ledger, tournament=tid, round=numbers["round"],
-                        minutes=numbers["minutes"],
-                        idempotency_key=views.form_key(form),
-                        actor=views.actor(ctx))
-        except LedgerError as exc:
+            ctx.app.handle(views.command(StartRound, round=numbers["round"],
+                                         minutes=numbers["minutes"]),
+                           ctx.actor(), tid, key=views.form_key(form))
+        except views.REFUSED as exc:
             errors[exc.field if exc.field in ("round", "minutes") else "round"] = \
                 i18n.error(exc, book)
         else:
@@ -201,5 +187,5 @@ def round_start(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respo
 def clock(ctx: C, tid: int) -> Response:
     """Public, like the standings: a projector in the hall needs no judge's session."""
     t, _book, _roles = ctx.tournament(tid)
-    data: dict[str, Any] | None = round_clock(ctx.session, tid)
+    data: dict[str, Any] | None = ctx.read(round_clock, tid)
     return ctx.render("clock.html", t=t, clock=data)

@@ -16,21 +16,14 @@ from sudya.app.ledger import LedgerError, Recorded
 from sudya.app.queries import rulings_json, tournament_summary
 from sudya.app.views import TournamentView
 from sudya.domain.engine.model import FROZEN, TERM_LIFTED
+from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import forms, i18n, views
-from sudya.edges.web.context import Ctx, forbid, get_ctx
+from sudya.edges.web.context import Ctx, get_ctx
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
 _ = i18n.gettext
-
-
-def _decider(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Roles]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("decide"):
-        raise forbid(_("Your role may not decide pending rulings in this tournament."))
-    return t, book, roles
 
 
 def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status: int = 200,
@@ -39,8 +32,8 @@ def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status:
            appealed: str | None = None) -> Response:
     from sudya.edges.web.pages_appeals import appeal_context
 
-    summary = tournament_summary(ctx.session, t.id)
-    rulings = rulings_json(ctx.session, t.id)
+    summary = ctx.read(tournament_summary, t.id)
+    rulings = ctx.read(rulings_json, t.id)
     items = views.rulings(book, [r for r in rulings if r["pending"]], names=summary.names)
     frozen = views.rulings(book, [r for r in rulings if _frozen(r)], names=summary.names)
     terms = views.rulings(book, _terms(book, rulings), names=summary.names)
@@ -65,17 +58,18 @@ def render(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *, status:
 @router.get("/t/{tid}/pending")
 def pending(ctx: C, tid: int, decided: str | None = None,
             appealed: str | None = None) -> Response:
-    t, book, roles = _decider(ctx, tid)
-    return render(ctx, t, book, roles, decided=decided, appealed=appealed)
+    st = ctx.standing(tid, "decide")
+    return render(ctx, st.tournament, st.book, st.roles, decided=decided, appealed=appealed)
 
 
 @router.post("/t/{tid}/pending/decide")
 def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, roles = _decider(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses one who may not decide
+    t, book, roles = st.tournament, st.book, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     key = views.form_key(form)
     of = str(form.get("of", ""))
-    rulings = rulings_json(ctx.session, tid)
+    rulings = ctx.read(rulings_json, tid)
     target = next((r for r in rulings if (r["pending"] or _frozen(r)) and r["event"] == of),
                   None)
     if target is None and form.get("term"):  # a suspension's term (§4 E13)
@@ -89,12 +83,17 @@ def decide(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
         if key is not None and _stored_already(ctx, tid, book, roles, rulings, form, key):
             return views.done(request, f"/t/{tid}/pending")  # a double submit
         errors = {"of": _("This ruling no longer waits for a decision.")}
+        if not any(r["event"] == of for r in rulings):  # no ruling of this tournament's
+            refused = _sent_as_it_is(ctx, tid, book, roles, of, form, key)
+            if refused is None:
+                return views.done(request, f"/t/{tid}/pending?decided={of}")
+            errors = {"of": refused}
     else:
         args, errors, values["amounts"] = _decision(book, target, form)
         if not errors:
             try:
                 _execute(ctx, tid, roles, of, args, key)
-            except LedgerError as exc:
+            except views.REFUSED as exc:
                 field = views.error_field(exc.field, ("choice", "sanctions"), "of")
                 errors[field] = _refusal(book, target, exc)
             else:
@@ -160,13 +159,26 @@ def _decision(book: Rulebook, target: dict[str, Any], form: FormData
 
 def _execute(ctx: Ctx, tid: int, roles: Roles, of: str, args: dict[str, Any],
              key: str | None) -> Recorded:
-    """The decision through the ledger, as the signed-in judge."""
+    """The decision through the core, as the signed-in judge."""
     cmd = command("decision", {"of": of, "judge": roles.judge_handle,
                                "sanctions": args.get("sanctions"),
                                "choice": args.get("choice"), "date": None,
                                "result": args.get("result"), "until": args.get("until"),
                                "lift": args.get("lift", False)})
-    return ctx.ledger.execute(tid, cmd, idempotency_key=key, actor=views.actor(ctx))
+    recorded: Recorded = ctx.app.handle(cmd, ctx.actor(), tid, key=key)
+    return recorded
+
+
+def _sent_as_it_is(ctx: Ctx, tid: int, book: Rulebook, roles: Roles, of: str,
+                   form: FormData, key: str | None) -> str | None:
+    """A decision on an event with no ruling in this tournament (another tournament's, or
+    none at all), sent as the form has it: the core's refusal in words (None: stored)."""
+    choice, _problem = views.parse_choice(form)
+    try:
+        _execute(ctx, tid, roles, of, {"choice": choice}, key)
+    except views.REFUSED as exc:
+        return _refusal(book, None, exc)
+    return None
 
 
 def _stored_already(ctx: Ctx, tid: int, book: Rulebook, roles: Roles,
@@ -216,7 +228,7 @@ def _terms(book: Rulebook, rulings: list[dict[str, Any]]) -> list[dict[str, Any]
     return out
 
 
-def _refusal(book: Rulebook, target: dict[str, Any] | None, exc: LedgerError) -> str:
+def _refusal(book: Rulebook, target: dict[str, Any] | None, exc: SudyaError) -> str:
     """The engine's refusal in the reader's language, with sanction names, not ids."""
     if exc.code == "decision.not-stricter" and target is not None:
         table = " + ".join(s["name"] for s in views.sanctions(book, target.get("offered", [])))

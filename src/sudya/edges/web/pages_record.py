@@ -21,9 +21,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
+from sudya.app.accounts import Roles
 from sudya.app.ledger import LedgerError
 from sudya.app.queries import rulings_json, tournament_summary
-from sudya.app.recording import current_round, display_names, infraction_use, undo
+from sudya.app.recording import current_round, display_names, infraction_use
 from sudya.app.recording import table_players as players_at
 from sudya.app.views import TournamentSummaryView, TournamentView
 from sudya.domain import commands
@@ -31,21 +32,13 @@ from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook.schema import Infraction, Rulebook
 from sudya.edges.web import forms, i18n, preview_token, recorded, views
 from sudya.edges.web.app import BUSY_RETRY_AFTER
-from sudya.edges.web.context import Ctx, forbid, get_ctx
+from sudya.edges.web.context import Ctx, get_ctx
 from sudya.edges.web.pages import _explained, _history
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
 _ = i18n.gettext
 MOST_TABLES = 100_000  # as the people form's table number
-
-
-def _judge_or_forbid(ctx: Ctx, tid: int) -> tuple[TournamentView, Rulebook, Any]:
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("rule"):
-        raise forbid(_("Your role may not give rulings or penalties in this tournament."))
-    return t, book, roles
 
 
 def _table(raw: object) -> int | None:
@@ -82,7 +75,7 @@ def _page(ctx: Ctx, t: TournamentView, book: Rulebook, summary: TournamentSummar
           round_: int | None = None) -> dict[str, Any]:
     """What record.html shows (the preview is added by _preview_into)."""
     if table is not None:  # the table's players first in the list of players
-        at = players_at(ctx.session, t.id, table)
+        at = ctx.read(players_at, t.id, table)
         summary = summary.model_copy(update={
             "players": [p for p in summary.players if p.handle in at]
             + [p for p in summary.players if p.handle not in at]})
@@ -98,26 +91,28 @@ def _record_args(parsed: dict[str, Any]) -> dict[str, Any]:
     return {k: parsed.get(k) for k in keys if k in parsed}
 
 
-def _command(parsed: dict[str, Any], judge: str | None) -> commands.Command:
+def _command(parsed: dict[str, Any], judge: str | None) -> commands.RecordInfraction:
     """The command the form's fields make (the one decoder, as the ledger stores it)."""
-    return commands.decode("infraction", {**_record_args(parsed), "judge": judge})
+    cmd = commands.decode("infraction", {**_record_args(parsed), "judge": judge})
+    assert isinstance(cmd, commands.RecordInfraction)
+    return cmd
 
 
-def _preview_into(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Any,
+def _preview_into(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
                   data: dict[str, Any], parsed: dict[str, Any], *, key: str | None = None,
                   ) -> None:
     """The preview of the parsed form, its token and idempotency key, into the page's data
-    (LedgerError when the engine refuses it)."""
+    (LedgerError when the engine refuses it, or the core a name not of the tournament;
+    access.Refused when the user may not rule here)."""
     cmd = _command(parsed, roles.judge_handle)
-    rulings = ctx.ledger.preview(tournament=t.id, judge=roles.judge_handle,
-                                 **_record_args(parsed))
+    rulings = ctx.app.preview(cmd, ctx.actor(), t.id)
     user = ctx.need_user()
     explained = [_explained(book, r) for r in rulings]
     handles = {r.subject for r in rulings} | {s.subject for r in rulings for s in r.sanctions}
     data.update(rulings=explained, parsed=parsed, key=key or uuid.uuid4().hex,
                 token=preview_token.token(ctx.request.app.state.secret, t.id, user.username,
                                           cmd),
-                names=display_names(ctx.session, t.id, handles),
+                names=ctx.read(display_names, t.id, handles),
                 history=_history(ctx, parsed.get("player") or parsed.get("team")))
 
 
@@ -133,12 +128,13 @@ def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str
                 hx: Annotated[bool, Depends(forms.is_htmx)] = False) -> Response:
     """The record form; `table`, `player` and `round` prefill it (the links of the
     dashboard's tables), `infraction` opens the ruling, previewed when the player is known."""
-    t, book, roles = _judge_or_forbid(ctx, tid)
-    summary = tournament_summary(ctx.session, tid)
+    st = ctx.standing(tid, "rule")
+    t, book, roles = st.tournament, st.book, st.roles
+    summary = ctx.read(tournament_summary, tid)
     inf = book.infraction(infraction) if infraction else None
     number = _table(table)
     if inf is None:
-        found = forms.search(book, q, infraction_use(ctx.session, tid))
+        found = forms.search(book, q, ctx.read(infraction_use, tid))
         data = _page(ctx, t, book, summary, inf=None, player=player, table=number, values={},
                      errors={}, q=q, found=found, round_=_round(round))
         if hx:
@@ -146,7 +142,7 @@ def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str
         return ctx.render("record.html", **data)
     given = _round(round)
     values = _defaults(book, inf, player,
-                       given if given is not None else current_round(ctx.session, tid))
+                       given if given is not None else ctx.read(current_round, tid))
     data = _page(ctx, t, book, summary, inf=inf, player=player, table=number, values=values,
                  errors={})
     if player:  # the ruling at once: one tap fewer (what the preview button would show)
@@ -160,9 +156,10 @@ def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str
 
 @router.post("/t/{tid}/record/preview")
 def record_preview(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, roles = _judge_or_forbid(ctx, tid)
+    st = ctx.standing(tid)  # the core refuses the preview of one who may not rule
+    t, book, roles = st.tournament, st.book, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
-    summary = tournament_summary(ctx.session, tid)
+    summary = ctx.read(tournament_summary, tid)
     parsed, errors = forms.parse(book, summary, form)
     inf = book.infraction(str(form.get("infraction", "")))
     data = _page(ctx, t, book, summary, inf=inf, player=parsed.get("player", ""),
@@ -182,10 +179,11 @@ def _plain(form: Any) -> dict[str, Any]:
 
 @router.post("/t/{tid}/record/confirm")
 def record_confirm(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, book, roles = _judge_or_forbid(ctx, tid)
+    st = ctx.standing(tid)
+    t, book, roles = st.tournament, st.book, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     user = ctx.need_user()
-    summary = tournament_summary(ctx.session, tid)
+    summary = ctx.read(tournament_summary, tid)
     parsed, errors = forms.parse(book, summary, form)
     key = views.form_key(form)
     inf = book.infraction(str(form.get("infraction", "")))
@@ -196,15 +194,24 @@ def record_confirm(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
     cmd = _command(parsed, roles.judge_handle)
     given = str(form.get("preview_token", ""))
     if not preview_token.same(request.app.state.secret, tid, user.username, cmd, given):
-        # the fields are not the ones previewed (changed after it, or never previewed)
+        # the fields are not the ones previewed (changed after it, or never previewed); but
+        # first what the core says of the command itself: one who may not rule here is
+        # refused as such (403), a name not of this tournament beside its field
+        try:
+            ctx.app.check(cmd, ctx.actor(), tid)
+        except LedgerError as exc:
+            errors[forms.error_field(exc.field)] = i18n.error(exc, book)
+            return _render(ctx, request, data, 422)
         errors["preview"] = i18n.error(SudyaError("preview.changed", field="preview_token"),
                                        book)
         return _render(ctx, request, data, 422)
     try:
-        done = ctx.ledger.execute(tid, cmd, idempotency_key=key, actor=views.actor(ctx))
+        done = ctx.app.handle(cmd, ctx.actor(), tid, key=key)
     except LedgerError as exc:
         errors["confirm"] = i18n.error(exc, book)
         if exc.code != "ledger.busy":
+            # beside its field too: the form comes back without the preview it confirmed
+            errors[forms.error_field(exc.field)] = errors["confirm"]
             return _render(ctx, request, data, 422)
         # nothing recorded: the same form, preview, key and token, to send again
         with contextlib.suppress(LedgerError):
@@ -218,20 +225,19 @@ def record_confirm(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
 @router.post("/t/{tid}/record/undo")
 def record_undo(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
     """Take back a ruling just recorded: a correction by the judge who recorded it."""
-    t, book, roles = _judge_or_forbid(ctx, tid)
+    st = ctx.standing(tid)
+    t, book = st.tournament, st.book
     ctx.check_csrf(str(form.get("csrf", "")))
     event = str(form.get("event", "")).strip()[:commands.MAX_ID]
-    settings = request.app.state.settings
     try:
-        undo(ctx.ledger, tournament=tid, event=event, judge=roles.judge_handle,
-             within=settings.undo_seconds, actor=views.actor(ctx),
-             reason=_("undone by the judge right after recording it"))
-    except LedgerError as exc:
+        ctx.app.handle(views.command(commands.Undo, event=event, reason=_(
+            "undone by the judge right after recording it")), ctx.actor(), tid)
+    except views.REFUSED as exc:
         if exc.code == "ledger.busy":
             raise  # 503 with Retry-After: nothing recorded, send it again
         message = i18n.error(exc, book)
         if forms.is_htmx(request):  # beside the undo button, in place of the notice
-            rulings = views.rulings(book, rulings_json(ctx.session, tid))
+            rulings = views.rulings(book, ctx.read(rulings_json, tid))
             notice = recorded.notice(ctx, tid, book, rulings, event, may_undo=False)
             return ctx.render("_recorded.html", status=422, t=t, notice=notice,
                               undo_error=message)

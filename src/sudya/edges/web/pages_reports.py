@@ -38,11 +38,8 @@ def _lang() -> Lang:
 
 def _officer(ctx: Ctx, tid: int) -> TournamentView:
     """The head judge (who hears appeals) or the organiser."""
-    ctx.need_user()
-    t, _book, roles = ctx.tournament(tid)
-    if not (roles.can("hear-appeals") or roles.can("manage")):
-        raise forbid(_("Only the head judge or the organiser prints the judge report."))
-    return t
+    return ctx.standing(tid, "audit", _("Only the head judge or the organiser prints the "
+                                        "judge report.")).tournament
 
 
 def _css_url() -> str:
@@ -90,14 +87,14 @@ def stylesheet(name: str) -> Response:
 @router.get("/t/{tid}/report.pdf")
 def judge_pdf(ctx: C, tid: int) -> Response:
     _officer(ctx, tid)
-    view = judge_report(ctx.session, tournament=tid, lang=_lang())
+    view = ctx.read(judge_report, tournament=tid, lang=_lang())
     return _pdf(view, f"judge-report-{tid}-{view.lang}")
 
 
 @router.get("/t/{tid}/report.csv")
 def judge_csv(ctx: C, tid: int) -> Response:
     _officer(ctx, tid)
-    view = judge_report(ctx.session, tournament=tid, lang=_lang())
+    view = ctx.read(judge_report, tournament=tid, lang=_lang())
     return Response(reports.judge_csv(view), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition":
                              f'attachment; filename="judge-report-{tid}-{view.lang}.csv"'})
@@ -106,7 +103,7 @@ def judge_csv(ctx: C, tid: int) -> Response:
 @router.get("/t/{tid}/report")
 def judge_page(ctx: C, tid: int) -> Response:
     _officer(ctx, tid)
-    view = judge_report(ctx.session, tournament=tid, lang=_lang())
+    view = ctx.read(judge_report, tournament=tid, lang=_lang())
     links = _links(f"/t/{tid}/report", back=f"/t/{tid}", csv=f"/t/{tid}/report.csv",
                    json=f"/api/v1/tournaments/{tid}/report?lang={view.lang}")
     links.update(slips=f"/t/{tid}/slips/", dq=f"/t/{tid}/report/dq/")
@@ -115,12 +112,9 @@ def judge_page(ctx: C, tid: int) -> Response:
 
 # ---------------------------------------------------------------------- the DQ report
 def _dq(ctx: Ctx, tid: int, event: str) -> ReportView:
-    ctx.need_user()
-    _t, _book, roles = ctx.tournament(tid)
-    if not (roles.can("hear-appeals") or roles.can("manage")):
-        raise forbid(_("Only the head judge or the organiser prints the disqualification "
-                       "report."))
-    return dq_report(ctx.session, tournament=tid, event=event, lang=_lang())
+    ctx.standing(tid, "audit", _("Only the head judge or the organiser prints the "
+                                 "disqualification report."))
+    return ctx.read(dq_report, tournament=tid, event=event, lang=_lang())
 
 
 @router.get("/t/{tid}/report/dq/{event}.pdf")
@@ -138,12 +132,12 @@ def dq_page(ctx: C, tid: int, event: EventId) -> Response:
 def _slips(ctx: Ctx, tid: int, event: str) -> ReportView:
     """The slips of an event: every one for the series' staff, a player's own for them."""
     user = ctx.need_user()
-    t, _book, _roles = ctx.tournament(tid)
-    if t.series.id in staff_series(ctx.session, user):
-        return penalty_slips(ctx.session, tournament=tid, event=event, lang=_lang())
+    t = ctx.standing(tid).tournament
+    if t.series.id in ctx.read(staff_series, user):
+        return ctx.read(penalty_slips, tournament=tid, event=event, lang=_lang())
     if user.person_handle is None:
         raise forbid(_("Only the player and the staff of this series print this slip."))
-    return penalty_slips(ctx.session, tournament=tid, event=event, lang=_lang(),
+    return ctx.read(penalty_slips, tournament=tid, event=event, lang=_lang(),
                          subject=user.person_handle)
 
 
@@ -160,9 +154,9 @@ def slip_page(ctx: C, tid: int, event: EventId) -> Response:
 # ---------------------------------------------------------------------- a player's record
 def _record(ctx: Ctx, tid: int, handle: str) -> ReportView:
     user = ctx.need_user()
-    t, _book, _roles = ctx.tournament(tid)
-    readable_record(ctx.session, user, t, handle)  # the player, or staff of this series
-    return player_record(ctx.session, tournament=tid, handle=handle, on=dt.date.today(),
+    t = ctx.standing(tid).tournament
+    ctx.read(readable_record, user, t, handle)  # the player, or staff of this series
+    return ctx.read(player_record, tournament=tid, handle=handle, on=dt.date.today(),
                          lang=_lang())
 
 
@@ -196,4 +190,4 @@ def api_report(ctx: C, tid: Annotated[int, Path(ge=1, le=BIGGEST_ID)],
     if ctx.user is None:
         raise AuthError("sign in first (POST /api/v1/login)", status=401)
     _officer(ctx, tid)
-    return judge_report(ctx.session, tournament=tid, lang=lang or _lang())
+    return ctx.read(judge_report, tournament=tid, lang=lang or _lang())

@@ -36,7 +36,7 @@ def rulebooks(ctx: C) -> Response:
                       "levels": [i18n.text(lv.name) for lv in book.levels],
                       "infractions": len(book.infractions)})
     return ctx.render("rulebooks.html", books=books,
-                      may_edit=manages_any(ctx.session, ctx.user))
+                      may_edit=ctx.read(manages_any, ctx.user))
 
 
 @router.get("/rulebooks/{rid}")

@@ -11,12 +11,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from sudya.app.accounts import AuthError, Roles
+from sudya.app.accounts import AuthError
 from sudya.app.ledger import LedgerError
 from sudya.app.people import tournament_people
 from sudya.app.statements import (
     Permission,
-    add_statement,
     dq_event,
     dq_events,
     permission,
@@ -29,7 +28,6 @@ from sudya.domain.commands import (
     MAX_DECISION,
     MAX_RULE,
     MAX_STATEMENT,
-    CommandError,
     decode_statement,
 )
 from sudya.edges.web import forms, i18n, views
@@ -47,18 +45,10 @@ def role_names() -> dict[str, str]:
             "witness": _("a witness's"), "head-judge": _("the head judge's")}
 
 
-def _member(ctx: Ctx, tid: int) -> tuple[TournamentView, Roles]:
-    ctx.need_user()
-    t, _book, roles = ctx.tournament(tid)
-    if not roles.names:
-        raise forbid(_("You have no role in this tournament."))
-    return t, roles
-
-
 def disqualification(ctx: Ctx, tid: int, event: str) -> DisqualificationView:
     """The event's disqualification; 404 naming the event when there is none."""
     try:
-        return dq_event(ctx.session, tournament=tid, event=event[:100])
+        return ctx.read(dq_event, tournament=tid, event=event[:100])
     except LedgerError as exc:
         raise AuthError(exc.code, status=404, field=exc.field, **exc.params) from None
 
@@ -66,18 +56,18 @@ def disqualification(ctx: Ctx, tid: int, event: str) -> DisqualificationView:
 @router.get("/t/{tid}/disqualifications")
 def disqualifications_page(ctx: C, tid: int) -> Response:
     """Every disqualification and suspension of the tournament, with its statements."""
-    t, roles = _member(ctx, tid)
-    return ctx.render("disqualifications.html", t=t, roles=roles,
-                      dqs=dq_events(ctx.session, tournament=tid))
+    st = ctx.standing(tid, "member")
+    return ctx.render("disqualifications.html", t=st.tournament, roles=st.roles,
+                      dqs=ctx.read(dq_events, tournament=tid))
 
 
 def _page(ctx: Ctx, t: TournamentView, dq: DisqualificationView, may: Permission, *,
           status: int = 200, values: dict[str, str] | None = None,
           errors: dict[str, str] | None = None, written: int | None = None) -> Response:
     user = ctx.need_user()
-    shown = visible(may, statements_of(ctx.session, tournament=t.id, event=dq.event),
+    shown = visible(may, ctx.read(statements_of, tournament=t.id, event=dq.event),
                     user.username)
-    people = tournament_people(ctx.session, tournament=t.id) if may.author is None else []
+    people = ctx.read(tournament_people, tournament=t.id) if may.author is None else []
     first = may.roles[0] if may.roles else ""
     return ctx.render("statements.html", status=status, t=t, dq=dq, may=may,
                       statements=shown, role_names=role_names(), people=people,
@@ -86,27 +76,28 @@ def _page(ctx: Ctx, t: TournamentView, dq: DisqualificationView, may: Permission
                                              "rule": MAX_RULE, "decision": MAX_DECISION})
 
 
-def _allowed(ctx: Ctx, tid: int, event: str
-             ) -> tuple[TournamentView, DisqualificationView, Permission]:
-    t, roles = _member(ctx, tid)
+def _statements(ctx: Ctx, tid: int, event: str, *, writes: bool = False
+                ) -> tuple[TournamentView, DisqualificationView, Permission]:
+    """The tournament, the event's disqualification and what the user may write and read of
+    its statements; the page is refused to one who may do neither (a statement sent is
+    refused by the core itself)."""
+    st = ctx.standing(tid, None if writes else "member")
     dq = disqualification(ctx, tid, event)
-    may = permission(ctx.session, roles, tournament=tid, subjects=dq.subjects)
-    if not may.roles and not may.reads_all:
+    may = ctx.read(permission, st.roles, tournament=tid, subjects=dq.subjects)
+    if not writes and not may.roles and not may.reads_all:
         raise forbid(_("Only the tournament's judges and its players write statements."))
-    return t, dq, may
+    return st.tournament, dq, may
 
 
 @router.get("/t/{tid}/events/{event}/statements")
 def statements_page(ctx: C, tid: int, event: str, written: int | None = None) -> Response:
-    t, dq, may = _allowed(ctx, tid, event)
+    t, dq, may = _statements(ctx, tid, event)
     return _page(ctx, t, dq, may, written=written)
 
 
 @router.post("/t/{tid}/events/{event}/statements")
 def statement_add(ctx: C, tid: int, event: str, request: Request, form: forms.Posted) -> Response:
-    t, dq, may = _allowed(ctx, tid, event)
-    if not may.roles:
-        raise forbid(_("Only the tournament's judges and its players write statements."))
+    t, dq, may = _statements(ctx, tid, event, writes=True)
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {k: str(form.get(k, "")) for k in FIELDS}
     if may.author is not None:  # a player's own account writes in their own name
@@ -119,14 +110,9 @@ def statement_add(ctx: C, tid: int, event: str, request: Request, form: forms.Po
         raw["rule_cited"] = values["rule_cited"]
     if values["role"] == "head-judge" or values["decision"].strip():
         raw["decision"] = values["decision"]
-    try:
-        cmd = decode_statement(raw)
-        if not may.allows(cmd.role):
-            raise forbid(_("Only the head judge writes the head judge's statement.")
-                         if cmd.role == "head-judge" else
-                         _("Your account may not write this statement."))
-        done = add_statement(ctx.ledger, cmd, views.actor(ctx))
-    except (CommandError, LedgerError) as exc:
+    try:  # the core refuses a statement the user's role may not write (403)
+        done = ctx.app.handle(decode_statement(raw), ctx.actor(), tid)
+    except views.REFUSED as exc:
         errors[exc.field if exc.field in FIELDS else "text"] = i18n.error(exc)
     else:
         return views.done(request, f"/t/{tid}/events/{dq.event}/statements?written={done.id}"

@@ -10,22 +10,22 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from starlette.datastructures import UploadFile
 
-from sudya.app.accounts import Roles
+from sudya.app.accounts import AuthError, Roles
 from sudya.app.imports import ImportRejected
 from sudya.app.people import (
     PLAYER_COLUMNS,
     TEAM_COLUMNS,
     decode_upload,
-    import_pairings,
     round_pairings,
     round_tables,
     search_people,
     tournament_people,
 )
 from sudya.app.views import PairingsView, PersonView, TournamentView
+from sudya.domain.commands import ImportPairings
 from sudya.domain.errors import SudyaError
 from sudya.edges.web import forms, i18n, views
-from sudya.edges.web.context import Ctx, forbid, get_ctx, see_other
+from sudya.edges.web.context import Ctx, get_ctx, see_other
 
 router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
@@ -79,7 +79,7 @@ def dashboard_context(ctx: Ctx, t: TournamentView, roles: Roles, q: str) -> dict
     `people`, the players as read for them (None for a player, who sees no tables)."""
     if not roles.can("view-all"):
         return {"tables": None, "found": None, "q": q, "people": None}
-    pairings, people = round_tables(ctx.session, tournament=t.id)
+    pairings, people = ctx.read(round_tables, tournament=t.id)
     return {"tables": {"round": pairings.round, "tables": _tables(t, pairings, people),
                        "paired": bool(pairings.tables)},
             "q": q, **_found(ctx, t, q, people, pairings.round), "people": people}
@@ -89,7 +89,7 @@ def _found(ctx: Ctx, t: TournamentView, q: str, people: list[PersonView] | None,
            round: int | None) -> dict[str, Any]:
     q = q.strip()[:100]
     if q:
-        people = search_people(ctx.session, tournament=t.id, q=q, round=round)
+        people = ctx.read(search_people, tournament=t.id, q=q, round=round)
     elif people is None or len(people) > LIST_ALL:
         return {"found": None, "more": 0}
     assert people is not None
@@ -100,13 +100,11 @@ def _found(ctx: Ctx, t: TournamentView, q: str, people: list[PersonView] | None,
 @router.get("/t/{tid}/find")
 def find(ctx: C, tid: int, q: str = "") -> Response:
     """The players found as the judge types (the dashboard's search, swapped in by htmx)."""
-    ctx.need_user()
-    t, book, roles = ctx.tournament(tid)
-    if not roles.can("view-all"):
-        raise forbid(_("Players see only their own record."))
-    pairings = round_pairings(ctx.session, tournament=t.id)
+    st = ctx.standing(tid, "view-all")
+    t, roles = st.tournament, st.roles
+    pairings = ctx.read(round_pairings, tournament=t.id)
     data = _found(ctx, t, q, None if q.strip() else
-                  tournament_people(ctx.session, tournament=t.id, round=pairings.round),
+                  ctx.read(tournament_people, tournament=t.id, round=pairings.round),
                   pairings.round)
     return ctx.render("_people_found.html", t=t, roles=roles, q=q, **data)
 
@@ -115,7 +113,7 @@ def find(ctx: C, tid: int, q: str = "") -> Response:
 def _page(ctx: Ctx, t: TournamentView, roles: Roles, round: int | None, *, status: int = 200,
           values: dict[str, str] | None = None, errors: dict[str, Any] | None = None,
           imported: int | None = None) -> Response:
-    pairings, people = round_tables(ctx.session, tournament=t.id, round=round)
+    pairings, people = ctx.read(round_tables, tournament=t.id, round=round)
     current = pairings.current_round
     # the form offers the round started without its pairings, or else the next one
     suggested = current + 1 if current in pairings.rounds else current or 1
@@ -126,28 +124,19 @@ def _page(ctx: Ctx, t: TournamentView, roles: Roles, round: int | None, *, statu
                       team_columns=",".join(TEAM_COLUMNS))
 
 
-def _staff(ctx: Ctx, tid: int) -> tuple[TournamentView, Roles]:
-    ctx.need_user()
-    t, _book, roles = ctx.tournament(tid)
-    if not roles.can("view-all"):
-        raise forbid(_("Players see only their own record."))
-    return t, roles
-
-
 @router.get("/t/{tid}/pairings")
 def pairings_page(ctx: C, tid: int, round: str = "", imported: int | None = None
                   ) -> Response:
-    t, roles = _staff(ctx, tid)
+    st = ctx.standing(tid, "view-all")
+    t, roles = st.tournament, st.roles
     number = forms.whole_number(round, 1000) if round else None
     return _page(ctx, t, roles, number, imported=imported)
 
 
 @router.post("/t/{tid}/pairings")
 def pairings_upload(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
-    t, roles = _staff(ctx, tid)
-    if not roles.can("pairings"):
-        raise forbid(_("Only the organiser, the scorekeeper and the head judge import "
-                       "pairings."))
+    st = ctx.standing(tid)  # the core refuses one who may not import pairings
+    t, roles = st.tournament, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
     values = {"round": str(form.get("round", "")).strip()}
     errors: dict[str, Any] = {}
@@ -163,9 +152,11 @@ def pairings_upload(ctx: C, tid: int, request: Request, form: forms.Posted) -> R
         assert isinstance(upload, UploadFile) and number is not None
         name = upload.filename or "pairings.csv"
         try:
-            count = import_pairings(ctx.ledger, tournament=tid, round=number,
-                                    text=decode_upload(upload.file.read(), name),
-                                    where=name, actor=views.actor(ctx))
+            cmd = views.command(ImportPairings, round=number, where=name,
+                                text=decode_upload(upload.file.read(), name))
+            count = ctx.app.handle(cmd, ctx.actor(), tid)
+        except AuthError:
+            raise  # the core refuses the user: the 403 page
         except ImportRejected as exc:
             errors["file"] = _("Rows refused: %(n)s. Nothing was imported.", n=len(exc.problems))
             errors["rows"] = exc.lines(i18n.current_lang.get())

@@ -39,7 +39,7 @@ def names_of(ctx: Ctx, tid: int, rulings: list[dict[str, Any]]) -> dict[str, str
     """The display names of everyone these rulings name (subjects and bearers)."""
     handles = {r["subject"] for r in rulings} | {
         s["subject"] for r in rulings for s in r.get("sanctions", []) if s.get("subject")}
-    return display_names(ctx.session, tid, handles)
+    return ctx.read(display_names, tid, handles)
 
 
 def notice(ctx: Ctx, tid: int, book: Rulebook, rulings: list[dict[str, Any]],
@@ -59,15 +59,14 @@ def notice(ctx: Ctx, tid: int, book: Rulebook, rulings: list[dict[str, Any]],
         return out
     user = ctx.user
     if may_undo and user is not None and mine:
-        settings = ctx.request.app.state.settings
-        out["undo"] = undoable(ctx.session, tournament=tid, event=event, user=user.username,
-                               within=settings.undo_seconds)
+        out["undo"] = ctx.read(undoable, tournament=tid, event=event, user=user.username,
+                               within=ctx.app.undo_seconds)  # the window the core keeps
     return out
 
 
 def with_notes(ctx: Ctx, tid: int, rulings: list[dict[str, Any]]) -> None:
     """Put the judge's incident note on each ruling of an infraction event that has one."""
-    notes = incident_notes(ctx.session, tid, {r["event"] for r in rulings})
+    notes = ctx.read(incident_notes, tid, {r["event"] for r in rulings})
     for r in rulings:
         if r["event"] in notes:
             r["incident"] = notes[r["event"]]

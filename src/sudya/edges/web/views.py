@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-import uuid
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import Request
 from fastapi.responses import Response
+from pydantic import BaseModel, ValidationError
 from starlette.datastructures import FormData
 
 from sudya.app.accounts import AuthError
-from sudya.app.ledger import Actor
+from sudya.app.common import LedgerError
+from sudya.domain import commands
 from sudya.domain.rulebook.describe import amount_text
 from sudya.domain.rulebook.schema import Outcome, Rulebook, _outcomes
 from sudya.edges.web import forms, i18n
-from sudya.edges.web.context import Ctx, see_other
+from sudya.edges.web.context import see_other
 
 _ = i18n.gettext
+M = TypeVar("M", bound=BaseModel)
+# what a form shows beside its field: a value the core refuses (its command's limits, the
+# ledger's and the engine's refusals, a name not of the tournament); a user the core refuses
+# (access.Refused) gets the 403 page instead
+REFUSED = (LedgerError, commands.CommandError)
 
 
 def kind_name(book: Rulebook, kind: str) -> str:
@@ -250,10 +256,13 @@ def form_key(form: FormData) -> str | None:
     return key or None
 
 
-def actor(ctx: Ctx) -> Actor:
-    user = ctx.need_user()
-    return Actor(name=user.username,
-                 request_id=ctx.request.headers.get("x-request-id", "")[:64] or uuid.uuid4().hex)
+def command(cls: type[M], **fields: Any) -> M:
+    """A command of the core (domain.commands) made of a form's fields; CommandError naming
+    the field when a value is beyond the command's limits."""
+    try:
+        return cls.model_validate(fields)
+    except ValidationError as exc:
+        raise commands.error_of(exc) from None
 
 
 def done(request: Request, url: str) -> Response:
