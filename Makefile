@@ -42,21 +42,29 @@ screenshots: setup browser
 	SUDYA_UPDATE_SCREENSHOTS=1 $(UV) run --frozen pytest -q tests/e2e/test_layout.py -k screenshot
 
 # every benchmark on SQLite; `make bench BENCH_DB=postgresql+psycopg://…` runs the database
-# ones on that PostgreSQL server too (each makes a throwaway database there and drops it)
+# ones on that PostgreSQL server too (each makes a throwaway database there and drops it).
+# What each measures, its goal and its latest figure: docs/performance.md
 bench: setup
 	$(UV) run --frozen python bench/replay.py --rss --ten
 	@# instructions per ruling, full history against resets (valgrind: deterministic, about 15 minutes)
 	@if command -v valgrind >/dev/null; then $(UV) run --frozen python bench/instructions.py --events 100000; \
 	  else echo "bench/instructions.py: no valgrind (Debian package valgrind), skipped"; fi
 	$(UV) run --frozen python bench/cli_replay.py
-	$(UV) run --frozen python bench/record.py
-	$(UV) run --frozen python -P bench/http.py
+	@# the service-layer record; with valgrind also its instructions per ruling (about 2 minutes more)
+	@if command -v valgrind >/dev/null; then $(UV) run --frozen python bench/record.py --instructions; \
+	  else $(UV) run --frozen python bench/record.py; fi
+	@# HTTP under wrk (Debian's, installed if missing); the server's instructions per request (valgrind)
+	$(UV) run --frozen python bench/http_record.py
+	@if command -v valgrind >/dev/null; then $(UV) run --frozen python bench/http_instructions.py; \
+	  else echo "bench/http_instructions.py: no valgrind (Debian package valgrind), skipped"; fi
 	$(UV) run --frozen python bench/coldstart.py
 	$(UV) run --frozen python bench/preview.py
 	$(UV) run --frozen python -P bench/standings.py
+	@# 4 worker processes on PostgreSQL: BENCH_DB's server, or a throwaway cluster (scripts/postgres.sh)
+	$(UV) run --frozen python bench/postgres_workers.py $(if $(BENCH_DB),--db "$(BENCH_DB)")
 	@if [ -n "$(BENCH_DB)" ]; then set -e; \
 	  $(UV) run --frozen python bench/record.py --db "$(BENCH_DB)" --history 300 --n 200; \
-	  $(UV) run --frozen python -P bench/http.py --db "$(BENCH_DB)" --workers 4; \
+	  $(UV) run --frozen python bench/http_record.py --db "$(BENCH_DB)" --workers 4; \
 	  $(UV) run --frozen python bench/coldstart.py --db "$(BENCH_DB)"; \
 	  $(UV) run --frozen python -P bench/standings.py --db "$(BENCH_DB)"; \
 	fi

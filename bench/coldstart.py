@@ -5,11 +5,11 @@ Builds a berserk series of `--events` events in a SQLite file (or a new PostgreS
 with `--db`) through the service layer: tournaments of 2,000 players, a tournament a week,
 infractions recorded in batches; then stores the engine's snapshot, as a server does when it
 shuts down (services.snapshots). Then, in a fresh process each (a restart: no engine in
-memory), records one infraction and times it: once starting from the snapshot, once with
-snapshots off (every event replayed); then records more in the same process (warm: the engine
-is cached). Prints both (with the CPU time the restarted process spent on the first record,
-steadier than the seconds on a machine other work shares), the ratio of each to a warm
-record, and a last line
+memory), records one infraction through `Sudya.handle` (the write path the edges call) and
+times it: once starting from the snapshot, once with snapshots off (every event replayed);
+then records more in the same process (warm: the engine is cached). Prints both (with the
+CPU time the restarted process spent on the first record, steadier than the seconds on a
+machine other work shares), the ratio of each to a warm record, and a last line
 `COLDSTART: X s (goal 2 s)` (from the snapshot).
 
 A restarted server also finds the rulebooks it loaded before in the compiled rulebook cache
@@ -84,18 +84,21 @@ def build(url: str, events: int) -> int:
 def first_records(url: str, tid: int, warm: int, snapshots: bool) -> dict[str, float]:
     """In this (fresh) process: the first record's time, then the mean of `warm` more."""
     from sudya.adapters.db.session import make_engine
-    from sudya.app.ledger import Actor, Ledger
+    from sudya.app.core import Actor, Sudya
+    from sudya.app.ledger import Ledger
+    from sudya.domain.commands import RecordInfraction
 
     ledger = Ledger(make_engine(url), snapshot_key=KEY if snapshots else None)
-    actor = Actor("bench")
+    app = Sudya(ledger)  # the application's write path, as the edges call it
+    actor = Actor("bench", owner=True)
     start, cpu = time.perf_counter(), time.process_time()
-    ledger.record(tournament=tid, infraction="procedure.minor", player="p0001", round=9,
-                  actor=actor)
+    app.handle(RecordInfraction(infraction="procedure.minor", player="p0001", round=9),
+               actor, tid)
     cold, cpu = time.perf_counter() - start, time.process_time() - cpu
     start = time.perf_counter()
     for i in range(warm):
-        ledger.record(tournament=tid, infraction="procedure.minor", player=f"p{i + 2:04}",
-                      round=9, actor=actor)
+        app.handle(RecordInfraction(infraction="procedure.minor", player=f"p{i + 2:04}",
+                                    round=9), actor, tid)
     return {"cold": cold, "cpu": cpu, "warm": (time.perf_counter() - start) / warm,
             "replayed": ledger.projection.last_replayed}
 

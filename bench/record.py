@@ -1,33 +1,52 @@
-"""Recording rate through the ledger, as a ratio to raw database commits in the same run.
+"""Recording rate through the service layer, as a ratio to raw database commits in the same run;
+WAL pages and (with `--instructions`) CPU instructions per ruling.
 
-The baseline is what the database itself can do at the same durability: raw sqlite3 (no
-SQLAlchemy) committing one small row per transaction into a file beside the ledger's, in WAL
-with the ledger's `synchronous` setting (sudya.adapters.db.session.SQLITE_SYNCHRONOUS) and BEGIN
-IMMEDIATE, as the ledger's writers do; on PostgreSQL, raw psycopg committing one row per
-transaction. The ledger records one ruling per transaction through the service layer
-(`Ledger.record`: the series' turn, the engine state cached, the event, its rulings and
-sanctions inserted). It also compares the rate after a long history with the rate on a fresh
-series (≈1 means the work per ruling does not grow with the history).
+The application's write path is called as the edges call it: `Sudya.handle(RecordInfraction(…),
+actor, tournament, key=…)` (sudya.app.core: the judge's permission and scope checked, then the
+series' turn, the engine state cached, the event, its rulings and sanctions inserted), by a
+floor judge on the tournament's staff list (as the CLI's `--by`), each ruling with its own
+idempotency key, as the web app sends. The baseline is what the database itself can do at the
+same durability: raw sqlite3 (no SQLAlchemy) committing one small row per transaction into a
+file beside the ledger's, in WAL with the ledger's `synchronous` setting
+(sudya.adapters.db.session.SQLITE_SYNCHRONOUS) and BEGIN IMMEDIATE, as the ledger's writers
+do; on PostgreSQL, raw psycopg committing one row per transaction. It also compares the rate
+after a long history with the rate on a fresh series (≈1 means the work per ruling does not
+grow with the history).
 
-On SQLite it also measures the database's own share of a ruling: every statement the ledger
-sent for its rulings run again by raw sqlite3 on a copy of the file taken just before, at the
-same durability: the ledger's prepared statements with the values it bound (so sqlite3 parses
-each once, as it does for the ledger), the rest (BEGIN IMMEDIATE, COMMIT) as traced. A ruling
-is a transaction of several rows and their index entries, not one small row: that replay is
-the fastest the ledger could go with no Python at all, and shows how much of the gap to
-one-row commits is the database's work.
+On SQLite it also measures:
+- the WAL pages a ruling writes: the WAL emptied (`PRAGMA wal_checkpoint(TRUNCATE)`), then
+  `--wal` rulings recorded (few enough to stay under the WAL's 1000-page automatic
+  checkpoint), then the frames in the WAL (`PRAGMA wal_checkpoint(PASSIVE)`'s log count)
+  divided by them; the same for the raw one-row commits;
+- the database's own share of a ruling: every statement the ledger sent for its rulings run
+  again by raw sqlite3 on a copy of the file taken just before, at the same durability: the
+  ledger's prepared statements with the values it bound (so sqlite3 parses each once, as it
+  does for the ledger), the rest (BEGIN IMMEDIATE, COMMIT, the checks' reads) as traced. That
+  replay is the fastest the ledger could go with no Python at all.
 
-    python bench/record.py [--history 3000] [--n 300] [--db URL]
+`--instructions` counts CPU instructions per ruling with valgrind (`--tool=cachegrind
+--cache-sim=no`; Debian's package valgrind): three child processes make the same fresh series
+and record the same warm-up rulings, then one stops, one records `--count` rulings and one
+makes `--count` raw one-row commits; the differences, per ruling and per commit. Counted, not
+timed: the machine's load does not move it (about two minutes).
+
+    python bench/record.py [--history 3000] [--n 300] [--wal 30] [--db URL]
+                           [--instructions [--count 100]]
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import random
+import re
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -38,20 +57,25 @@ from throwaway import database
 from sudya.adapters.db import prepared
 from sudya.adapters.db.migrate import upgrade
 from sudya.adapters.db.session import SQLITE_SYNCHRONOUS, make_engine, normalise_url
-from sudya.app.ledger import Actor, Ledger
+from sudya.app.core import Actor, Sudya
+from sudya.app.ledger import Ledger
+from sudya.domain import commands as c
 
 INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
                "cards.looking-at-extra", "procedure.significant", "marked-cards.minor"]
+OWNER = Actor("bench", owner=True)  # sets the series up
+JUDGE = "bench-judge"  # records: a floor judge on each tournament's staff list
+PLAYERS = 200
 
 
 class Baseline:
     """Raw commits, one small row each, at the ledger's durability."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, file: str = "baseline.db") -> None:
         self.i = 0
-        if url.startswith("sqlite:///"):
-            path = Path(url.removeprefix("sqlite:///")).with_name("baseline.db")
-            self.sqlite = sqlite3.connect(path, isolation_level=None)
+        if url.startswith("sqlite:///"):  # a file beside the ledger's
+            self.path = Path(url.removeprefix("sqlite:///")).with_name(file)
+            self.sqlite = sqlite3.connect(self.path, isolation_level=None)
             self.sqlite.execute("PRAGMA journal_mode=WAL")
             self.sqlite.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
             self.sqlite.execute("CREATE TABLE bench_row (id INTEGER PRIMARY KEY, payload TEXT)")
@@ -66,8 +90,7 @@ class Baseline:
         self.pg.commit()
         self.what = "raw psycopg commits"
 
-    def seconds(self, n: int) -> float:
-        start = time.perf_counter()
+    def commit(self, n: int) -> None:
         for _ in range(n):
             self.i += 1
             if hasattr(self, "sqlite"):
@@ -79,6 +102,10 @@ class Baseline:
                 self.pg.execute("INSERT INTO bench_row (payload) VALUES (%s)",
                                 (f"row {self.i}",))
                 self.pg.commit()
+
+    def seconds(self, n: int) -> float:
+        start = time.perf_counter()
+        self.commit(n)
         return time.perf_counter() - start
 
 
@@ -133,50 +160,128 @@ class Floor:
         return took
 
 
-def series(ledger: Ledger, name: str, players: int) -> int:
-    actor = Actor("bench")
-    ledger.create_series(name=name, rulebook="berserk", actor=actor)
-    tid = ledger.create_tournament(series=name, name="T1", date=dt.date(2026, 3, 1),
-                                   level="professional", actor=actor)
+def series(app: Sudya, name: str, players: int) -> int:
+    """A berserk series `name` with one tournament, its floor judge and `players` players."""
+    app.handle(c.CreateSeries(name=name, rulebook="berserk"), OWNER)
+    tid = int(app.handle(c.CreateTournament(series=name, name="T1", date=dt.date(2026, 3, 1),
+                                            level="professional"), OWNER))
+    app.handle(c.AddJudge(handle=JUDGE, role="floor-judge"), OWNER, tid)
     for i in range(players):
-        ledger.add_player(tournament=tid, handle=f"{name}-p{i}", actor=actor)
+        app.handle(c.AddPlayer(handle=f"{name}-p{i}"), OWNER, tid)
     return tid
 
 
-def record_seconds(ledger: Ledger, tid: int, name: str, players: int, n: int,
-                   rng: random.Random) -> float:
-    actor = Actor("bench")
-    start = time.perf_counter()
+def record(app: Sudya, tid: int, name: str, players: int, n: int, rng: random.Random) -> None:
+    """`n` rulings, each as the edges send one: the command, the judge, a key of its own."""
     for i in range(n):
-        ledger.record(tournament=tid, infraction=rng.choice(INFRACTIONS),
-                      player=f"{name}-p{rng.randrange(players)}", round=1 + i % 9,
-                      actor=actor)
+        cmd = c.RecordInfraction(infraction=rng.choice(INFRACTIONS), judge=JUDGE,
+                                 player=f"{name}-p{rng.randrange(players)}", round=1 + i % 9)
+        app.handle(cmd, Actor(JUDGE), tid, key=uuid.uuid4().hex)
+
+
+def record_seconds(app: Sudya, tid: int, name: str, players: int, n: int,
+                   rng: random.Random) -> float:
+    start = time.perf_counter()
+    record(app, tid, name, players, n, rng)
     return time.perf_counter() - start
 
 
+def wal_frames(path: Path, work: Any) -> int:
+    """The WAL frames (pages) `work()` writes into the SQLite database at `path`: the WAL
+    emptied before, its frames counted after."""
+    db = sqlite3.connect(path, isolation_level=None, timeout=30)
+    try:
+        busy, _log, _done = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            raise SystemExit(f"{path}: the WAL could not be emptied (a reader holds it)")
+        work()
+        busy, log, _done = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return int(log)
+    finally:
+        db.close()
+
+
+# ---------------------------------------------------------------------- instructions
+CHILD_MODES = ("setup", "record", "raw")
+
+
+def child(mode: str, folder: str, n: int) -> None:
+    """Under valgrind: the same fresh series and warm-up, then `mode`'s work."""
+    url = f"sqlite:///{Path(folder) / f'child-{mode}.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    app = Sudya(Ledger(engine))
+    tid = series(app, "fresh", 50)
+    raw = Baseline(url, f"baseline-{mode}.db")
+    rng = random.Random(7)
+    record(app, tid, "fresh", 50, 20, rng)
+    raw.commit(20)
+    if mode == "record":
+        record(app, tid, "fresh", 50, n, rng)
+    elif mode == "raw":
+        raw.commit(n)
+    engine.dispose()
+
+
+def instructions(n: int) -> tuple[float, float]:
+    """Instructions per ruling and per raw commit (cachegrind, three children at once)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        runs = {}
+        for mode in CHILD_MODES:
+            out = Path(tmp) / f"cachegrind.{mode}"
+            runs[mode] = (out, subprocess.Popen(
+                ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                 f"--cachegrind-out-file={out}", sys.executable, __file__, "--child", mode,
+                 tmp, str(n)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True))
+        counts = {}
+        for mode, (out, proc) in runs.items():
+            _stdout, stderr = proc.communicate()
+            if proc.returncode != 0:
+                raise SystemExit(f"bench/record.py --child {mode} under valgrind failed:\n"
+                                 f"{stderr[-3000:]}")
+            summary = re.search(r"^summary:\s+(\d+)", out.read_text(), re.MULTILINE)
+            assert summary is not None, stderr[-2000:]
+            counts[mode] = int(summary.group(1))
+    return ((counts["record"] - counts["setup"]) / n, (counts["raw"] - counts["setup"]) / n)
+
+
+# ---------------------------------------------------------------------- the timed run
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--history", type=int, default=3000)
-    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--n", type=int, default=300, help="timed rulings (and commits)")
+    parser.add_argument("--wal", type=int, default=30, help="rulings for the WAL pages")
     parser.add_argument("--db", default=None)
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per ruling too (valgrind)")
+    parser.add_argument("--count", type=int, default=100,
+                        help="rulings counted by valgrind with --instructions")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args.child[0], args.child[1], int(args.child[2]))
+        return
     with tempfile.TemporaryDirectory() as tmp, database(args.db, Path(tmp), "record") as url:
-        measure(url, args.history, args.n)
+        measure(url, args.history, args.n, args.wal,
+                args.count if args.instructions else None)
 
 
-def measure(url: str, history: int, n: int) -> None:
+def measure(url: str, history: int, n: int, wal: int, count: int | None) -> None:
     engine = make_engine(url)
     # before the first connection: each one is traced, and each prepared statement's values
     # kept for the trace (two calls a statement that do nothing else when not tracing: some
     # 3 µs of a ruling's 900, on the ledger's side of the ratio)
-    floor = Floor(engine, url) if url.startswith("sqlite:///") else None
+    sqlite = url.startswith("sqlite:///")
+    floor = Floor(engine, url) if sqlite else None
     upgrade(engine)
-    ledger = Ledger(engine)
+    app = Sudya(Ledger(engine))
     rng = random.Random(7)
     raw = Baseline(url)
-    fresh_tid = series(ledger, "fresh", 200)
-    long_tid = series(ledger, "long", 200)
-    record_seconds(ledger, long_tid, "long", 200, history, rng)
+    fresh_tid = series(app, "fresh", PLAYERS)
+    long_tid = series(app, "long", PLAYERS)
+    record(app, long_tid, "long", PLAYERS, history, rng)
     # interleaved in rounds, so that a disk or a neighbour slowing down for a while weighs
     # on the baseline and the ledger alike
     took = {"raw": 0.0, "fresh": 0.0, "long": 0.0, "floor": 0.0}
@@ -186,22 +291,42 @@ def measure(url: str, history: int, n: int) -> None:
         took["raw"] += raw.seconds(k)
         if floor is not None:
             floor.start()
-        took["fresh"] += record_seconds(ledger, fresh_tid, "fresh", 200, k, rng)
+        took["fresh"] += record_seconds(app, fresh_tid, "fresh", PLAYERS, k, rng)
         if floor is not None:
             took["floor"] += floor.seconds()
-        took["long"] += record_seconds(ledger, long_tid, "long", 200, k, rng)
+        took["long"] += record_seconds(app, long_tid, "long", PLAYERS, k, rng)
     commits, fresh, long = (n / took[k] for k in ("raw", "fresh", "long"))
-    print(f"{raw.what}: {commits:,.0f}/s; ledger rulings: {fresh:,.0f}/s fresh, "
+    print(f"Record through Sudya.handle, {dt.date.today()}")
+    print(f"{raw.what}: {commits:,.0f}/s; rulings: {fresh:,.0f}/s fresh, "
           f"{long:,.0f}/s after {history:,} events")
-    print(f"ledger / raw commit rate = {fresh / commits:.2f}; "
+    print(f"rulings / raw commit rate = {fresh / commits:.2f}; "
           f"after a long history / fresh = {long / fresh:.2f}")
+    pages = None
     if floor is not None:
         own = n / took["floor"]
         print(f"raw sqlite3 running the ledger's own statements: {own:,.0f} rulings/s "
               f"= {own / commits:.2f} x raw commits (the most the ledger could reach); "
-              f"ledger / that = {fresh / own:.2f}")
-    print(f"RECORD: {fresh / commits:.2f} x raw commits (goal 0.5)")
+              f"rulings / that = {fresh / own:.2f}")
+        path = Path(url.removeprefix("sqlite:///"))
+        pages = wal_frames(path, lambda: record(app, fresh_tid, "fresh", PLAYERS, wal,
+                                                rng)) / wal
+        raw_pages = wal_frames(raw.path, lambda: raw.commit(wal)) / wal
+        print(f"WAL pages per ruling: {pages:.1f} (a raw one-row commit: {raw_pages:.1f}), "
+              f"over {wal} of each")
     engine.dispose()
+    per_ruling = None
+    if count is not None:
+        if not sqlite:
+            print("instructions: counted on SQLite only (the children make their own files)")
+        per_ruling, per_commit = instructions(count)
+        print(f"instructions per ruling (valgrind, {count} after 20 uncounted, a fresh series "
+              f"of 50 players): {per_ruling:,.0f}; per raw one-row commit {per_commit:,.0f} "
+              f"(= {per_ruling / per_commit:.1f}x)")
+    wal_text = f"{pages:.1f} WAL pages" if pages is not None else "— WAL pages (SQLite only)"
+    ins_text = (f"{per_ruling / 1000:,.0f} k instructions" if per_ruling is not None
+                else "— instructions (--instructions)")
+    print(f"RECORD: {fresh / commits:.2f} x raw commits; {wal_text}; {ins_text} per ruling "
+          f"(goal 0.6; 4; 600 k)")
 
 
 if __name__ == "__main__":

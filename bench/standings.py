@@ -1,7 +1,7 @@
 """Standings of a large open tournament, as a ratio to reading its results in the same run.
 
 Builds a berserk series through the ledger (`Ledger`: players and each round's results in one
-batch transaction each, penalties one `record` at a time, as judges enter them): a finished
+batch transaction each, penalties one `execute` at a time, as judges enter them): a finished
 tournament of the same size before it, so the series holds twice what the tournament does,
 then `--players` players (2,000) playing `--rounds` rounds (9) with `--players`/50 penalties a
 round. Then measures, interleaved and `--repeat` times each (the median):
@@ -30,8 +30,8 @@ build takes a minute or two at the full size; `--players 400` is a quick look;
 
 from __future__ import annotations
 
-# `python bench/standings.py` puts bench/ first on sys.path, where bench/http.py would shadow
-# the standard library's `http` package that the test client imports
+# bench/ goes last on sys.path, after the standard library (a file in bench/ named as one of
+# its modules, as bench/http.py once was, would shadow it for the test client)
 import os
 import sys
 
@@ -50,7 +50,7 @@ import warnings  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-# the test client is the app in-process, not a server (bench/http.py measures one)
+# the test client is the app in-process, not a server (bench/http_record.py measures one)
 warnings.filterwarnings("ignore", message=".*httpx2.*")
 
 from fastapi.testclient import TestClient  # noqa: E402
@@ -65,6 +65,7 @@ from sudya.app.accounts import add_user  # noqa: E402
 from sudya.app.ledger import Actor, Ledger  # noqa: E402
 from sudya.app.queries import RULINGS, TABLES, tournament_standings  # noqa: E402
 from sudya.app.settings import Settings  # noqa: E402
+from sudya.domain.commands import RecordInfraction  # noqa: E402
 from sudya.edges.web.app import create_app  # noqa: E402
 
 INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
@@ -94,8 +95,9 @@ def tournament(ledger: Ledger, name: str, day: dt.date, players: int, rounds: in
                                      score=rng.choice([(2, 0), (2, 1), (1, 2), (0, 2), (1, 1)]),
                                      round=rnd, actor=actor, session=s)
         for _ in range(max(1, players // 50)):
-            ledger.record(tournament=tid, infraction=rng.choice(INFRACTIONS),
-                          player=rng.choice(handles), round=rnd, actor=actor)
+            ledger.execute(tid, RecordInfraction(infraction=rng.choice(INFRACTIONS),
+                                                 player=rng.choice(handles), round=rnd),
+                           actor=actor)
     return tid
 
 
