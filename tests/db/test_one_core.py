@@ -93,7 +93,8 @@ def test_the_owner_sets_up_and_an_organiser_manages_only_their_tournament(
     app, a, b = two
     with pytest.raises(access.Refused):
         app.handle(c.CreateSeries(name="Чужая", rulebook="berserk"), Actor(name="anna"))
-    add_user(ledger, username="org", password="password-org", roles=[(a, "organiser")])
+    app.handle(c.AddUser(username="org", password="password-org", roles=[(a, "organiser")]),
+               OWNER)
     org = Actor(name="org")
     app.handle(c.AddPlayer(handle="carol"), org, a)
     with pytest.raises(access.Refused):

@@ -11,7 +11,8 @@ left behind (the engine rules in the series' current tournament).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,7 +23,7 @@ from sudya.adapters.db import models as m
 from sudya.app.accounts import AuthError, Roles, roles_from, user_view
 from sudya.app.common import Actor, LedgerError
 from sudya.app.queries import find_tournament
-from sudya.app.views import TournamentView
+from sudya.app.views import TournamentView, UserView
 from sudya.domain import commands as c
 from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.schema import Rulebook
@@ -69,6 +70,46 @@ class Refused(AuthError):
 
 
 @dataclass(frozen=True)
+class Facts:
+    """What the checks ask of one tournament, read at once: the tournament, its rulebook, who
+    is registered (players and teams), its staff list, the accounts' roles in it, and whether
+    it is its series' current one. Kept a few seconds by the application (`Sudya`), dropped
+    at once when this process changes one of them."""
+
+    tournament: TournamentView
+    book: Rulebook
+    entered: frozenset[str]
+    staff: dict[str, str]  # handle -> role
+    assigned: dict[str, tuple[frozenset[str], UserView]]  # username -> roles, account
+    current: bool
+
+
+def facts_of(s: Session, tournament: int) -> Facts:
+    """The tournament's facts (refused as unknown when there is no such tournament)."""
+    t = find_tournament(s, tournament=tournament)
+    if t is None:
+        raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
+    book = loader.load(t.series.rulebook, t.edition)
+    players = s.scalars(select(m.Person.handle).join(m.Entry, m.Entry.person_id == m.Person.id)
+                        .where(m.Entry.tournament_id == t.id))
+    teams = s.scalars(select(m.Team.handle).join(m.Entry, m.Entry.team_id == m.Team.id)
+                      .where(m.Entry.tournament_id == t.id))
+    staff = {h: r for h, r in s.execute(select(m.Staff.handle, m.Staff.role)
+                                        .where(m.Staff.tournament_id == t.id))}
+    assigned: dict[str, tuple[frozenset[str], UserView]] = {}
+    for row in s.execute(select(m.Assignment.role, m.User.id, m.User.username,
+                                m.User.display_name, m.User.person_handle, m.User.lang)
+                         .join(m.User, m.User.id == m.Assignment.user_id)
+                         .where(m.Assignment.tournament_id == t.id)):
+        roles, user = assigned.get(row.username, (frozenset(), user_view(row)))
+        assigned[row.username] = (roles | {row.role}, user)
+    last = s.scalar(select(m.Tournament.id).where(m.Tournament.series_id == t.series.id)
+                    .order_by(m.Tournament.position.desc()).limit(1))
+    return Facts(t, book, frozenset(players) | frozenset(teams), staff, assigned,
+                 last in (None, t.id))
+
+
+@dataclass(frozen=True)
 class Standing:
     """An actor in one tournament: the tournament, its rulebook and the actor's roles."""
 
@@ -76,6 +117,7 @@ class Standing:
     book: Rulebook
     roles: Roles
     owner: bool
+    facts: Facts | None = None
 
     def can(self, permission: Permission) -> bool:
         if self.owner:
@@ -91,35 +133,28 @@ class Standing:
 
 def standing(s: Session, actor: Actor, tournament: int) -> Standing:
     """The actor's standing in a tournament (404-like refusal for an unknown one)."""
-    t = find_tournament(s, tournament=tournament)
-    if t is None:
-        raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
-    book = loader.load(t.series.rulebook, t.edition)
-    return Standing(t, book, roles_of(s, actor, t, book), actor.owner)
+    return standing_in(facts_of(s, tournament), actor)
 
 
-def roles_of(s: Session, actor: Actor, t: TournamentView, book: Rulebook) -> Roles:
-    """The actor's roles in a tournament: a signed-in user's assignments and the staff list's
-    entry under their username; an actor named on the command line (`--by`) the same, found
-    by that name (a judge on the staff list needs no account)."""
+def standing_in(facts: Facts, actor: Actor) -> Standing:
+    """The actor's standing in a tournament, from its facts: a signed-in user's assignments
+    and the staff list's entry under their username; an actor named on the command line
+    (`--by`) the same, found by that name (a judge on the staff list needs no account)."""
+    t, book = facts.tournament, facts.book
     user = actor.user
-    if user is None and actor.name:
-        row = s.execute(select(m.User.id, m.User.username, m.User.display_name,
-                               m.User.person_handle, m.User.lang)
-                        .where(m.User.username == actor.name)).first()
-        user = user_view(row) if row is not None else None
-    found: list[tuple[str, str | None]] = []
-    if user is not None:
-        found += [(role, None) for role in s.scalars(select(m.Assignment.role).where(
-            m.Assignment.user_id == user.id, m.Assignment.tournament_id == t.id))]
     handle = user.username if user is not None else actor.name
-    found += [(role, h) for role, h in s.execute(select(m.Staff.role, m.Staff.handle).where(
-        m.Staff.tournament_id == t.id, m.Staff.handle == handle))]
+    roles_given, known = facts.assigned.get(handle, (frozenset(), None))
+    user = user or known
+    found: list[tuple[str, str | None]] = [(role, None) for role in roles_given]
+    if handle in facts.staff:
+        found.append((facts.staff[handle], handle))
     if user is None:  # a judge on the staff list, named on the command line
         names = frozenset(role for role, _h in found)
         may = frozenset(a for n in names if (r := book.roles.get(n)) for a in r.may)
-        return Roles(names, may, None, handle if found else None)
-    return roles_from(user, found, t, book)
+        roles = Roles(names, may, None, handle if found else None)
+    else:
+        roles = roles_from(user, found, t, book)
+    return Standing(t, book, roles, actor.owner, facts)
 
 
 def organises_series(s: Session, actor: Actor, series: int) -> bool:
@@ -149,46 +184,33 @@ def refuse(actor: Actor, permission: Permission, where: str = "") -> Refused:
 
 
 # ---------------------------------------------------------------------- the scope
-def entered(s: Session, tournament: int, handles: Iterable[str]) -> set[str]:
-    """Which of `handles` are registered for the tournament (players or teams)."""
-    wanted = sorted({h for h in handles if h})
-    if not wanted:
-        return set()
-    players = set(s.scalars(select(m.Person.handle)
-                            .join(m.Entry, m.Entry.person_id == m.Person.id)
-                            .where(m.Entry.tournament_id == tournament,
-                                   m.Person.handle.in_(wanted))))
-    teams = set(s.scalars(select(m.Team.handle).distinct()
-                          .join(m.Entry, m.Entry.team_id == m.Team.id)
-                          .where(m.Entry.tournament_id == tournament,
-                                 m.Team.handle.in_(wanted))))
-    return players | teams
-
-
-def _people(s: Session, t: TournamentView, named: list[tuple[str, str | None]]) -> None:
+def _people(st: Standing, named: list[tuple[str, str | None]]) -> None:
     """Each (field, handle) names a player or team registered for the tournament."""
-    here = entered(s, t.id, [h for _f, h in named if h])
+    assert st.facts is not None
     for field, handle in named:
-        if handle and handle not in here:
+        if handle and handle not in st.facts.entered:
             raise LedgerError("scope.not-entered", field=field, handle=handle,
-                              tournament=t.name)
+                              tournament=st.tournament.name)
 
 
-def _judge(s: Session, t: TournamentView, judge: str | None) -> None:
-    if judge and s.scalar(select(m.Staff.id).where(m.Staff.tournament_id == t.id,
-                                                   m.Staff.handle == judge)) is None:
-        raise LedgerError("scope.not-staff", field="judge", judge=judge, tournament=t.name)
+def _judge(st: Standing, judge: str | None) -> None:
+    assert st.facts is not None
+    if judge and judge not in st.facts.staff:
+        raise LedgerError("scope.not-staff", field="judge", judge=judge,
+                          tournament=st.tournament.name)
 
 
-def _event(s: Session, t: TournamentView, of: str, field: str = "of",
+def _event(reading: Reading, t: TournamentView, of: str, field: str = "of",
            earlier: bool = False) -> None:
     """`of` is an event of this tournament (an event of another tournament of the series is
     that tournament's to settle); with `earlier`, one of an earlier tournament of the series
     too (a ruling still pending a decision: the college decides it in a later tournament,
     003 «Совокупность наказаний», regulations.md §2.3)."""
-    found = s.execute(select(m.Event.tournament_id, m.Tournament.position)
-                      .join(m.Tournament, m.Tournament.id == m.Event.tournament_id)
-                      .where(m.Event.series_id == t.series.id, m.Event.ext_id == of)).first()
+    with reading() as s:
+        found = s.execute(select(m.Event.tournament_id, m.Tournament.position)
+                          .join(m.Tournament, m.Tournament.id == m.Event.tournament_id)
+                          .where(m.Event.series_id == t.series.id,
+                                 m.Event.ext_id == of)).first()
     if found is None or found.tournament_id == t.id:
         return
     if earlier and found.position < t.position:
@@ -196,16 +218,16 @@ def _event(s: Session, t: TournamentView, of: str, field: str = "of",
     raise LedgerError("scope.other-tournament", field=field, event=of, tournament=t.name)
 
 
-def _current(s: Session, t: TournamentView) -> None:
+def _current(st: Standing) -> None:
     """The series' current tournament (its latest): the engine rules in it."""
-    last = s.scalar(select(m.Tournament.id).where(m.Tournament.series_id == t.series.id)
-                    .order_by(m.Tournament.position.desc()).limit(1))
-    if last is not None and last != t.id:
-        raise LedgerError("scope.not-current", field="tournament", tournament=t.name)
+    assert st.facts is not None
+    if not st.facts.current:
+        raise LedgerError("scope.not-current", field="tournament",
+                          tournament=st.tournament.name)
 
 
-def _infraction(s: Session, st: Standing, cmd: c.RecordInfraction) -> None:
-    _current(s, st.tournament)
+def _infraction(reading: Reading, st: Standing, cmd: c.RecordInfraction) -> None:
+    _current(st)
     named = [("player", cmd.player), ("team", cmd.team)]
     inf = st.book.infraction(cmd.infraction)
     if inf is not None:
@@ -213,23 +235,23 @@ def _infraction(s: Session, st: Standing, cmd: c.RecordInfraction) -> None:
             value = cmd.details.get(name)
             if d.type == "player" and isinstance(value, str):
                 named.append((f"details.{name}", value))
-    _people(s, st.tournament, named)
-    _judge(s, st.tournament, cmd.judge)
+    _people(st, named)
+    _judge(st, cmd.judge)
 
 
-def _players(s: Session, st: Standing, cmd: c.EndMatch | c.RecordResult) -> None:
-    _current(s, st.tournament)
-    _people(s, st.tournament, [(f"players.{i}", p) for i, p in enumerate(cmd.players or [])])
+def _players(reading: Reading, st: Standing, cmd: c.EndMatch | c.RecordResult) -> None:
+    _current(st)
+    _people(st, [(f"players.{i}", p) for i, p in enumerate(cmd.players or [])])
 
 
-def _answer(s: Session, st: Standing,
+def _answer(reading: Reading, st: Standing,
             cmd: c.Appeal | c.Decide | c.Correct | c.CorrectResult) -> None:
-    _event(s, st.tournament, cmd.of, earlier=isinstance(cmd, c.Decide))
-    _judge(s, st.tournament, cmd.judge)
+    _event(reading, st.tournament, cmd.of, earlier=isinstance(cmd, c.Decide))
+    _judge(st, cmd.judge)
 
 
-def _replacement(s: Session, st: Standing, cmd: c.ReplacePlayer) -> None:
-    _people(s, st.tournament, [("replace", cmd.replace)])
+def _replacement(reading: Reading, st: Standing, cmd: c.ReplacePlayer) -> None:
+    _people(st, [("replace", cmd.replace)])
 
 
 
@@ -243,40 +265,40 @@ def organises_any(s: Session, actor: Actor) -> bool:
         .limit(1)) is not None
 
 
-def _appeal(s: Session, st: Standing, cmd: c.FileAppeal) -> None:
+def _appeal(reading: Reading, st: Standing, cmd: c.FileAppeal) -> None:
     """The player concerned appeals (a judge who may rule, or an organiser, for them)."""
     roles = st.roles
     if not (st.owner or roles.can("rule") or roles.can("manage")
             or roles.person == cmd.appellant):
         raise Refused("access.appeal-own", status=403)
-    _event(s, st.tournament, cmd.event, "event")
+    _event(reading, st.tournament, cmd.event, "event")
 
 
-def _statement(s: Session, st: Standing, cmd: c.AddStatement) -> None:
+def _statement(reading: Reading, st: Standing, cmd: c.AddStatement) -> None:
     if cmd.tournament != st.tournament.id:
         raise LedgerError("scope.other-tournament", field="tournament", event=cmd.event,
                           tournament=st.tournament.name)
-    _event(s, st.tournament, cmd.event, "event")
+    _event(reading, st.tournament, cmd.event, "event")
 
 
-def _decklist(s: Session, st: Standing, cmd: c.RegisterDecklist) -> None:
-    _people(s, st.tournament, [("player", cmd.player)])
+def _decklist(reading: Reading, st: Standing, cmd: c.RegisterDecklist) -> None:
+    _people(st, [("player", cmd.player)])
 
 
-def _incident(s: Session, st: Standing, cmd: c.FileIncident) -> None:
-    _people(s, st.tournament, [("subject", cmd.subject)])
+def _incident(reading: Reading, st: Standing, cmd: c.FileIncident) -> None:
+    _people(st, [("subject", cmd.subject)])
 
 
-def _settled(s: Session, st: Standing, cmd: c.SettleIncident) -> None:
+def _settled(reading: Reading, st: Standing, cmd: c.SettleIncident) -> None:
     if cmd.event:
-        _event(s, st.tournament, cmd.event, "event")
+        _event(reading, st.tournament, cmd.event, "event")
 
 
-def _undo(s: Session, st: Standing, cmd: c.Undo) -> None:
-    _event(s, st.tournament, cmd.event, "event")
+def _undo(reading: Reading, st: Standing, cmd: c.Undo) -> None:
+    _event(reading, st.tournament, cmd.event, "event")
 
 
-SCOPE: dict[type[Any], Callable[[Session, Standing, Any], None]] = {
+SCOPE: dict[type[Any], Callable[[Reading, Standing, Any], None]] = {
     c.RecordInfraction: _infraction,
     c.EndMatch: _players,
     c.RecordResult: _players,
@@ -294,17 +316,23 @@ SCOPE: dict[type[Any], Callable[[Session, Standing, Any], None]] = {
 }
 
 
-def check(s: Session, st: Standing, cmd: Any, actor: Actor) -> None:
+Reading = Callable[[], AbstractContextManager[Session]]
+
+
+def check(reading: Reading, st: Standing, cmd: Any, actor: Actor) -> None:
     """The actor may send `cmd` in this tournament, and everything it names is of it."""
     permission = PERMISSION[type(cmd)]
     if permission == "organise":
-        if not (actor.owner or organises_series(s, actor, st.tournament.series.id)):
-            raise refuse(actor, permission, st.tournament.name)
+        with reading() as s:
+            if not (actor.owner or organises_series(s, actor, st.tournament.series.id)):
+                raise refuse(actor, permission, st.tournament.name)
     elif permission == "publish":
         # organisers write rulebooks; a tournament's head judge turns its college's
         # decision into a precedent (003): who hears appeals there
-        if not (actor.owner or organises_any(s, actor) or st.roles.can("hear-appeals")):
-            raise refuse(actor, permission, st.tournament.name)
+        if not (actor.owner or st.roles.can("hear-appeals")):
+            with reading() as s:
+                if not organises_any(s, actor):
+                    raise refuse(actor, permission, st.tournament.name)
     elif not st.can(permission):
         raise refuse(actor, permission, st.tournament.name)
     judge = getattr(cmd, "judge", None)
@@ -313,4 +341,4 @@ def check(s: Session, st: Standing, cmd: Any, actor: Actor) -> None:
         raise LedgerError("scope.judge-not-you", field="judge", judge=judge)
     scope = SCOPE.get(type(cmd))
     if scope is not None:
-        scope(s, st, cmd)
+        scope(reading, st, cmd)

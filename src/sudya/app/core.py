@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ class Where:
 
 
 Handler = Callable[["Sudya", Any, Actor, Where], Any]
+FACTS_FOR = 5.0  # seconds a tournament's facts are kept (another worker's change: seen then)
 
 
 class Sudya:
@@ -53,6 +55,16 @@ class Sudya:
         self.undo_seconds = undo_seconds  # how long a judge may take a ruling back
         self.read = Reads(self)
         self._books: dict[int, Rulebook] = {}
+        self._facts: dict[int, tuple[access.Facts, float]] = {}
+        ledger.changes.listen(self._changed)  # this process's roster and tournament events
+
+    def _changed(self, change: Any) -> None:
+        """A committed event of this process: a roster change drops its tournament's facts,
+        a new tournament every kept one (the series' others are not current any more)."""
+        if change.kind == "roster":
+            self.forget(change.tournament)
+        elif change.kind == "tournament":
+            self.forget()
 
     @classmethod
     def open(cls, settings: Any, engine: Any = None) -> Sudya:
@@ -118,18 +130,36 @@ class Sudya:
                 raise access.refuse(actor, "owner")
         return handler(self, cmd, actor, where)
 
+    def facts(self, tournament: int) -> access.Facts:
+        """A tournament's facts the checks read (who is registered, its staff, the accounts'
+        roles, whether it is current): kept FACTS_FOR seconds, and dropped at once when this
+        process changes them (`forget`); another worker's change is seen within that time."""
+        now = time.monotonic()
+        kept = self._facts.get(tournament)
+        if kept is not None and now - kept[1] < FACTS_FOR:
+            return kept[0]
+        with self.reading() as s:
+            found = access.facts_of(s, tournament)
+        self._facts[tournament] = (found, now)
+        return found
+
+    def forget(self, tournament: int | None = None) -> None:
+        """Drop the kept facts of a tournament (None: of every tournament)."""
+        if tournament is None:
+            self._facts.clear()
+        else:
+            self._facts.pop(tournament, None)
+
     def standing(self, actor: Actor, tournament: int) -> Standing:
         """The actor in a tournament: its rulebook and the actor's roles."""
-        with self.reading() as s:
-            return access.standing(s, actor, tournament)
+        return access.standing_in(self.facts(tournament), actor)
 
     def check(self, cmd: Any, actor: Actor, tournament: int) -> Standing:
         """Refused unless `actor` may send `cmd` in the tournament (everything it names of
         it); the actor's standing there."""
-        with self.reading() as s:
-            st = access.standing(s, actor, tournament)
-            access.check(s, st, cmd, actor)
-            return st
+        st = self.standing(actor, tournament)
+        access.check(self.reading, st, cmd, actor)
+        return st
 
     def preview(self, cmd: c.RecordInfraction, actor: Actor, tournament: int) -> list[Ruling]:
         """The rulings `handle(cmd)` would make now, storing nothing."""
@@ -179,10 +209,13 @@ def _create_tournament(app: Sudya, cmd: c.CreateTournament, actor: Actor, where:
             series = accounts_series(s, cmd.series)
             if series is None or not access.organises_series(s, actor, series):
                 raise access.refuse(actor, "organise")
-    return app.ledger.create_tournament(
-        series=cmd.series, name=cmd.name, date=cmd.date, level=cmd.level,
-        settings=cmd.settings, edition=cmd.edition, actor=actor,
-        new_series_rulebook=cmd.new_series_rulebook)
+    try:
+        return app.ledger.create_tournament(
+            series=cmd.series, name=cmd.name, date=cmd.date, level=cmd.level,
+            settings=cmd.settings, edition=cmd.edition, actor=actor,
+            new_series_rulebook=cmd.new_series_rulebook)
+    finally:
+        app.forget()  # the series' other tournaments are not its current one any more
 
 
 def accounts_series(s: Session, series: int | str) -> int | None:
@@ -203,26 +236,41 @@ def _in(app: Sudya, cmd: Any, actor: Actor, where: Where) -> int:
 
 
 def _add_player(app: Sudya, cmd: c.AddPlayer, actor: Actor, where: Where) -> None:
-    app.ledger.add_player(tournament=_in(app, cmd, actor, where), handle=cmd.handle,
-                          name=cmd.name, team=cmd.team, table=cmd.table, actor=actor)
+    tournament = _in(app, cmd, actor, where)
+    try:
+        app.ledger.add_player(tournament=tournament, handle=cmd.handle, name=cmd.name,
+                              team=cmd.team, table=cmd.table, actor=actor)
+    finally:
+        app.forget(tournament)
 
 
 def _add_team(app: Sudya, cmd: c.AddTeam, actor: Actor, where: Where) -> None:
-    app.ledger.add_team(tournament=_in(app, cmd, actor, where), handle=cmd.handle,
-                        name=cmd.name, members=list(cmd.members), actor=actor)
+    tournament = _in(app, cmd, actor, where)
+    try:
+        app.ledger.add_team(tournament=tournament, handle=cmd.handle, name=cmd.name,
+                            members=list(cmd.members), actor=actor)
+    finally:
+        app.forget(tournament)
 
 
 def _add_judge(app: Sudya, cmd: c.AddJudge, actor: Actor, where: Where) -> None:
-    app.ledger.add_judge(tournament=_in(app, cmd, actor, where), handle=cmd.handle,
-                         role=cmd.role, official=cmd.official, name=cmd.name, actor=actor)
+    tournament = _in(app, cmd, actor, where)
+    try:
+        app.ledger.add_judge(tournament=tournament, handle=cmd.handle, role=cmd.role,
+                             official=cmd.official, name=cmd.name, actor=actor)
+    finally:
+        app.forget(tournament)
 
 
 def _replace_player(app: Sudya, cmd: c.ReplacePlayer, actor: Actor, where: Where
                     ) -> Recorded:
-    return app.ledger.replace_player(tournament=_in(app, cmd, actor, where),
-                                     removed=cmd.replace, by=cmd.by, army=cmd.army,
-                                     coach=cmd.coach, name=cmd.name,
-                                     idempotency_key=where.key, actor=actor)
+    tournament = _in(app, cmd, actor, where)
+    try:
+        return app.ledger.replace_player(tournament=tournament, removed=cmd.replace, by=cmd.by,
+                                         army=cmd.army, coach=cmd.coach, name=cmd.name,
+                                         idempotency_key=where.key, actor=actor)
+    finally:
+        app.forget(tournament)
 
 
 def _correct_result(app: Sudya, cmd: c.CorrectResult, actor: Actor, where: Where
@@ -233,16 +281,22 @@ def _correct_result(app: Sudya, cmd: c.CorrectResult, actor: Actor, where: Where
 
 
 def _add_user(app: Sudya, cmd: c.AddUser, actor: Actor, where: Where) -> None:
-    accounts.add_user(app.ledger, username=cmd.username, password=cmd.password,
-                      display_name=cmd.display_name, person=cmd.person,
-                      roles=[(t, r) for t, r in cmd.roles])
+    try:
+        accounts.add_user(app.ledger, username=cmd.username, password=cmd.password,
+                          display_name=cmd.display_name, person=cmd.person,
+                          roles=[(t, r) for t, r in cmd.roles])
+    finally:
+        app.forget()
 
 
 def _assign_role(app: Sudya, cmd: c.AssignRole, actor: Actor, where: Where) -> None:
     tournament = _in(app, cmd, actor, where)
-    with app.ledger.uow().begin() as s:
-        user = accounts.user_named(s, cmd.username)
-        accounts.assign(s, user=user, tournament_id=tournament, role=cmd.role)
+    try:
+        with app.ledger.uow().begin() as s:
+            user = accounts.user_named(s, cmd.username)
+            accounts.assign(s, user=user, tournament_id=tournament, role=cmd.role)
+    finally:
+        app.forget(tournament)
 
 
 def _file_appeal(app: Sudya, cmd: c.FileAppeal, actor: Actor, where: Where) -> int:
