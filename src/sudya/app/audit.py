@@ -50,13 +50,38 @@ RANK = {"audit.removed": 0, "audit.inserted": 0, "audit.unchained": 0,
         "audit.replay-failed": 0, "audit.differs": 1, "audit.changed": 2, "audit.head": 3}
 
 
+@dataclass(frozen=True)
+class AnchorCheck:
+    """A chain head kept outside the database (printed on a judge report, written to the
+    anchor file): whether the ledger still holds it, unchanged, and where."""
+
+    head: str
+    seq: int | None
+    series: str | None = None  # where it was found
+    at: int | None = None  # the event it was the head after
+    ok: bool = False
+    code: str = "audit.anchor-missing"
+
+
+def parse_head(text: str) -> tuple[str, int | None]:
+    """`HASH` or `HASH@SEQ` as printed; refused, naming --head, when it is not one."""
+    head, _sep, seq = text.strip().partition("@")
+    if len(head) != 64 or any(ch not in "0123456789abcdef" for ch in head.lower()) or (
+            seq and not seq.isdigit()):
+        raise SudyaError("audit.head-malformed", field="--head", head=text)
+    return head.lower(), int(seq) if seq else None
+
+
 @dataclass
 class SeriesAudit:
     series_id: int
     series: str
     records: int = 0
     head: str | None = None
+    last_seq: int = 0  # the series' last event: the head is `head@last_seq`
     problems: list[Problem] = field(default_factory=list)
+    # each event's last stored hash (the head as it was after that event), for anchors
+    heads: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -119,15 +144,39 @@ def last_check(ledger: Ledger, tournament: int) -> LastCheck | None:
 
 
 def _series(conn: Connection, row: Any) -> SeriesAudit:
-    audit = SeriesAudit(series_id=row.id, series=row.name)
+    audit = SeriesAudit(series_id=row.id, series=row.name, last_seq=row.last_seq)
     links = list(chain.walk(conn, row.id))
     audit.records = len(links)
     _check_chain(audit, links, row.chain_head)
     _check_events(audit, links, row.last_seq)
     _check_replay(audit, links, SeriesRef(row.id, row.rulebook))
     audit.head = links[-1].stored if links else None
+    for link in links:  # the last row of each event leaves the head that event left
+        if link.stored is not None:
+            audit.heads[link.stored] = link.seq
     audit.problems.sort(key=lambda p: p.order)
     return audit
+
+
+def anchored(audits: list[SeriesAudit], heads: Iterable[tuple[str, int | None]]
+             ) -> list[AnchorCheck]:
+    """Each head kept outside: found, unchanged, in a series that verifies up to it? A forger
+    who changed or removed anything recorded before it and recomputed the hashes cannot keep
+    it: every later hash changes with what it chains."""
+    out = []
+    for head, seq in heads:
+        found = next(((a, a.heads[head]) for a in audits if head in a.heads), None)
+        if found is None:
+            out.append(AnchorCheck(head, seq))
+            continue
+        audit, at = found
+        if seq is not None and at != seq:
+            out.append(AnchorCheck(head, seq, audit.series, at, False, "audit.anchor-moved"))
+            continue
+        broken = [p for p in audit.problems if p.order[0] <= at]
+        out.append(AnchorCheck(head, seq, audit.series, at, not broken,
+                               "audit.anchor-ok" if not broken else "audit.anchor-broken"))
+    return out
 
 
 def _where(link: chain.Link) -> dict[str, Any]:

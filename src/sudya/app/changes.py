@@ -97,6 +97,8 @@ def of_event(series: int, tournament: int, seq: int, ext_id: str, kind: str,
 
 @event.listens_for(Session, "after_commit")
 def _publish(s: Session) -> None:
+    if s.in_nested_transaction():
+        return  # a savepoint released (SQLAlchemy tells that as a commit): not on disk yet
     staged: list[tuple[ChangeFeed, Change]] = s.info.pop(STAGED, [])
     for feed, change in staged:
         feed.publish(change)

@@ -77,6 +77,10 @@ class Sudya:
         require_current(db)
         ledger = Ledger(db, write_timeout=settings.write_timeout,
                         snapshot_key=settings.snapshot_key())
+        if settings.anchor_file is not None:
+            from sudya.app.anchor import AnchorFile
+
+            AnchorFile(ledger, settings.anchor_file)
         return cls(ledger, undo_seconds=settings.undo_seconds)
 
     # ------------------------------------------------------------------ accounts
@@ -97,9 +101,37 @@ class Sudya:
 
         return shared_secret(self.ledger, given)
 
-    def close(self) -> None:
-        """Let the series' writers finish, then close the database's connections."""
+    @property
+    def changes(self) -> Any:
+        """What this process commits, for the pages that update themselves (app.changes)."""
+        return self.ledger.changes
+
+    def last_check(self, tournament: int) -> Any:
+        """The last `audit verify` of a tournament's series."""
+        from sudya.app.audit import last_check
+
+        return last_check(self.ledger, tournament)
+
+    def stop(self) -> None:
+        """The server stops: the writes already sent finish, each cached engine is stored as
+        its series' snapshot, and a SQLite file folds its write-ahead log in (a copy of the
+        file alone is then complete)."""
         self.ledger.shutdown()
+        try:
+            self.save_snapshots()
+        finally:
+            self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """SQLite: fold the write-ahead log into the database file (nothing elsewhere)."""
+        from sudya.adapters.db.session import checkpoint
+
+        checkpoint(self.ledger.db)
+
+    def close(self) -> None:
+        """Let the series' writers finish, fold the log in, close the connections."""
+        self.ledger.shutdown()
+        self.checkpoint()
         self.ledger.db.dispose()
 
     def save_snapshots(self) -> int:

@@ -336,6 +336,8 @@ def rule(state: State, event: Event) -> list[Ruling]:
 # database). Fired after the database's COMMIT or ROLLBACK and the connection's return.
 @event.listens_for(Session, "after_commit")
 def _committed(s: Session) -> None:
+    if s.in_nested_transaction():
+        return  # a savepoint released (SQLAlchemy tells that as a commit): not committed yet
     if s.info.get(HELD):
         s.info[COMMITTED] = True
 

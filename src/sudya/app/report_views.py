@@ -34,6 +34,10 @@ class EventInfo(View):
     level: str | None
     level_name: str | None
     date: dt.date
+    chain_head: str | None = Field(default=None, description="The series' hash chain head "
+                                   "as the report was made: a copy on paper, outside the "
+                                   "database, that `sudya audit verify --head` checks later.")
+    chain_seq: int = Field(default=0, description="The series' last event then.")
 
 
 class StaffMember(View):

@@ -167,7 +167,8 @@ def _event_info(t: m.Tournament, w: _Words) -> EventInfo:
     return EventInfo(id=t.id, name=t.name, series=t.series.name, position=t.position,
                      rulebook=w.book.id, rulebook_title=w.book.title.get(w.lang),
                      edition=t.edition, level=t.level, level_name=w.level(t.level),
-                     date=t.date)
+                     date=t.date, chain_head=t.series.chain_head,
+                     chain_seq=t.series.last_seq)
 
 
 def _staff(s: Session, t: m.Tournament, w: _Words, staff: list[m.Staff]

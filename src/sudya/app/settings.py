@@ -20,7 +20,9 @@ class Settings(BaseSettings):
 
     database_url: str = "sqlite:///sudya.db"
     lang: str = "ru"
-    secret: str | None = None  # signs CSRF tokens; a random one per process when unset
+    # signs CSRF and preview tokens; unset: one made on the first start and kept in the
+    # database, shared by every worker and restart (sudya.app.secret)
+    secret: str | None = None
     # the connection pool of each process (see PoolSettings): SUDYA_DB_POOL_SIZE, …
     db_pool_size: int = Field(default=PoolSettings.size, ge=1, le=1000)
     db_pool_overflow: int = Field(default=PoolSettings.overflow, ge=0, le=1000)
@@ -44,6 +46,9 @@ class Settings(BaseSettings):
     # with a key kept in this file (made on first use, readable by its owner only); off with
     # SUDYA_SNAPSHOTS=false
     snapshots: bool = True
+    # a file a line is appended to after each committed event: the series' chain head, kept
+    # outside the database (`sudya audit verify --head`); none by default
+    anchor_file: Path | None = None
     snapshot_key_file: Path = Path.home() / ".local" / "state" / "sudya" / "snapshot.key"
 
     @field_validator("trusted_proxies", mode="before")

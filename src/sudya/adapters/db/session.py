@@ -148,6 +148,15 @@ def make_engine(url: str, pool: PoolSettings | None = None, *, create: bool = Tr
     return create_engine(url, pool_pre_ping=True, **JSON_CODEC, **sizes)
 
 
+def checkpoint(engine: Engine) -> None:
+    """SQLite: fold the write-ahead log into the database file and empty it (TRUNCATE), so
+    the file alone holds every commit; nothing for another database."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 class UnitOfWork:
     """A session for one service call: commit on success, roll back on any error."""
 

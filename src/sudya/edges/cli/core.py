@@ -53,8 +53,7 @@ def opened(db: str | None) -> Iterator[Sudya]:
     try:
         yield app
     finally:
-        # Sudya has no close() of its own: the engine it opened is let go here
-        app.ledger.db.dispose()
+        app.close()  # its writes done, the SQLite log folded into the file, connections closed
 
 
 def sqlite_file(url: str) -> Path | None:

@@ -153,15 +153,50 @@ def _event(db: str | None, by: str | None, tournament: int, kind: str,
 @db_app.command("upgrade")
 def db_upgrade(db: Db = None) -> None:
     """Создать или обновить схему. Migrate the database to the newest schema."""
-    from sudya.adapters.db.migrate import head, upgrade
-    from sudya.adapters.db.session import make_engine
+    from sudya.app.database import migrate
 
-    engine = make_engine(_url(db))
-    try:
-        upgrade(engine)
-    finally:
-        engine.dispose()
-    out.print(f"schema {head()}: {_url(db)}")
+    out.print(f"schema {migrate(_url(db))}: {_url(db)}")
+
+
+@app.command()
+def backup(file: Annotated[Path, typer.Argument(help="the new backup file")],
+           db: Db = None) -> None:
+    """Резервная копия базы SQLite в новый файл (на ходу, целиком), затем её проверка.
+    A whole copy of the SQLite database in a new file, made while it runs, then verified;
+    PostgreSQL: use pg_dump."""
+    from sudya.app.database import backup as make_backup
+    from sudya.edges.cli.core import owner
+
+    owner(db)  # the database's owner copies it
+    _print_copy(make_backup(_url(db), file))
+
+
+@app.command()
+def restore(file: Annotated[Path, typer.Argument(help="a backup made by `sudya backup`")],
+            db: Db = None) -> None:
+    """Восстановить базу из резервной копии в пустую базу, затем проверить. Restore a backup
+    into an empty database (never over a ledger), then verify it."""
+    from sudya.app.database import restore as put_back
+    from sudya.edges.cli.core import owner
+
+    owner(db)
+    _print_copy(put_back(file, _url(db)))
+
+
+def _print_copy(done: Any) -> None:
+    """What a copy holds and what its check found; exit 1 when the check found problems."""
+    from sudya.i18n.messages import render
+
+    lang = cli_lang()
+    out.print(render("copy.made", {"path": done.path, "series": done.series,
+                                   "records": done.records}, lang))
+    for series, head, seq in done.heads:
+        out.print(render("copy.head", {"series": series, "head": head or "—", "seq": seq},
+                         lang))
+    if done.problems:
+        out.print(render("audit.summary-failed", {"records": done.records,
+                                                  "problems": done.problems}, lang))
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -544,15 +579,22 @@ def audit_verify(db: Db = None,
                      "--tournament", "-t",
                      help="only this tournament's series (who --by names: its head judge "
                           "or organiser)")] = None,
-                 as_json: JsonOpt = False, by: By = None) -> None:
+                 as_json: JsonOpt = False, by: By = None,
+                 head: Annotated[list[str] | None, typer.Option(
+                     "--head", help="a chain head kept outside the database, HASH@SEQ as the "
+                                    "judge report prints it (or the anchor file holds): "
+                                    "is it still in the ledger, unchanged? (repeatable)")
+                 ] = None) -> None:
     """Проверить цепочку хешей каждой серии и сверить решения с повторным разбором;
     exit 1 при нарушении. Verify every series' hash chain (or one series', or a tournament's
     series') and its rulings against a replay of its events; exit 1 naming the first record
-    changed, removed or inserted."""
+    changed, removed or inserted, or a kept head (--head) the ledger no longer holds."""
+    from sudya.app.audit import anchored, parse_head
     from sudya.app.queries import all_tournaments
     from sudya.domain.commands import VerifyLedger
     from sudya.i18n.messages import render
 
+    heads = [parse_head(h) for h in head or []]
     if series is not None and tournament is not None:
         raise UsageError("--series: name the series or the tournament (-t), not both")
     if by and tournament is None:
@@ -574,13 +616,17 @@ def audit_verify(db: Db = None,
             tournaments = [first[sid].id for sid in sorted(first)]
         audits = [a for tid in tournaments
                   for a in send(sudya, build(VerifyLedger), who, tid)]
+    anchors = anchored(audits, heads)
     lang = cli_lang()
     if as_json:
         sys.stdout.write(json.dumps([{
             "series": a.series, "records": a.records, "ok": a.ok, "head": a.head,
             "problems": [{"code": p.code, "params": p.params,
                           "text": render(p.code, p.params, lang)} for p in a.problems]}
-            for a in audits], ensure_ascii=False, indent=2) + "\n")
+            for a in audits] + [{"anchor": f"{x.head}@{x.seq}" if x.seq is not None
+                                 else x.head, "ok": x.ok, "code": x.code,
+                                 "series": x.series, "at": x.at} for x in anchors],
+            ensure_ascii=False, indent=2) + "\n")
     else:
         for a in audits:
             if a.ok:
@@ -588,11 +634,15 @@ def audit_verify(db: Db = None,
                                         lang) + "\n")
             for p in a.problems:
                 sys.stdout.write(render(p.code, p.params, lang) + "\n")
+        for x in anchors:
+            sys.stdout.write(render(x.code, {"head": x.head, "seq": "" if x.seq is None
+                                             else x.seq, "series": x.series or "",
+                                             "at": x.at or 0}, lang) + "\n")
         total = sum(a.records for a in audits)
-        problems = sum(len(a.problems) for a in audits)
+        problems = sum(len(a.problems) for a in audits) + sum(not x.ok for x in anchors)
         sys.stdout.write(render("audit.summary-ok" if not problems else "audit.summary-failed",
                                 {"records": total, "problems": problems}, lang) + "\n")
-    if not all(a.ok for a in audits):
+    if not all(a.ok for a in audits) or not all(x.ok for x in anchors):
         raise typer.Exit(1)
 
 

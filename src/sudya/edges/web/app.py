@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import secrets
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,10 +25,8 @@ from sudya.app.settings import Settings
 from sudya.domain.errors import SudyaError
 from sudya.edges.web import i18n, security
 from sudya.edges.web.assets import Assets, StaticAssets
-from sudya.edges.web.context import ClosingContexts
 from sudya.edges.web.headers import LanguageAndHeaders
 from sudya.edges.web.limits import RequestLimits
-from sudya.edges.web.writers import SeriesWriters
 
 HERE = Path(__file__).parent
 # the HTTP status of an error's code (any other: 422, bad input): a key used for another
@@ -74,12 +71,13 @@ def templates(assets: Assets | None = None) -> Jinja2Blocks:
 @contextlib.asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
-    await run_in_threadpool(app.state.writers.shutdown)  # the writes already sent, done
-    # a restart starts from here: each cached engine stored as its series' snapshot
+    # the writes already sent, done; each cached engine stored as its series' snapshot (a
+    # restart starts from there); the database file made whole (its write-ahead log folded
+    # in: a copy of the file alone is then complete)
     try:
-        await run_in_threadpool(app.state.sudya.save_snapshots)
+        await run_in_threadpool(app.state.sudya.stop)
     except Exception:  # noqa: BLE001 — the database may be gone; the events are not
-        logging.getLogger("sudya").exception("engine snapshots not stored at shutdown")
+        logging.getLogger("sudya").exception("the server did not stop cleanly")
 
 
 def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastAPI:
@@ -100,8 +98,8 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
     app.state.sudya = sudya
     app.state.ledger = sudya.ledger
     app.state.settings = settings
-    app.state.writers = SeriesWriters(app.state.ledger)  # the API's writes (web.writers)
-    app.state.secret = settings.secret or secrets.token_hex(32)
+    # one secret for every worker and restart: SUDYA_SECRET, or the database's (app.secret)
+    app.state.secret = sudya.secret(settings.secret)
     app.state.throttle = Throttle()
     app.state.assets = assets = Assets(HERE / "static")  # hashed once, at startup
     app.state.templates = templates(assets)
@@ -109,7 +107,6 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
     # (Starlette leaves text/event-stream alone) nor what fits in one packet anyway (a
     # recorded ruling's answer, 0.4–1.3 KB: gzip would only cost both ends CPU). Innermost:
     # the middleware below streams every body, and gzip would then take even the smallest
-    app.add_middleware(ClosingContexts)  # innermost: the request's sessions, once it is done
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_FROM, compresslevel=6)
     app.add_middleware(RequestLimits)  # inside the next one: its headers and language apply
 

@@ -9,8 +9,6 @@ from typing import Any, Literal
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy.orm import Session
-from starlette.types import Receive, Scope, Send
 
 from sudya.app import access
 from sudya.app.accounts import (
@@ -26,13 +24,11 @@ from sudya.app.accounts import (
 )
 from sudya.app.common import Actor, LedgerError
 from sudya.app.core import Reads, Sudya
-from sudya.app.ledger import Ledger
 from sudya.app.queries import find_tournament
 from sudya.app.views import TournamentView, UserView
 from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import i18n
-from sudya.edges.web.asgi import HttpMiddleware
 
 COOKIE = "sudya_session"
 # what a page needs of the user in a tournament: a permission of the core (app.access), or
@@ -52,38 +48,21 @@ class Ctx:
     """A request's signed-in user and standing, read on first use: in the thread the
     endpoint or its dependency runs in, so that building the context takes no trip to the
     thread pool (FastAPI runs each `def` dependency in a trip of its own). The pages read
-    through `read` and write through `app.handle`; `session` and `ledger` are the JSON
-    API's until it does the same."""
+    through `read` and write through `app.handle`, as the JSON API does: a request holds no
+    database session of its own."""
 
     request: Request
     token: str | None
     data: dict[str, Any] = field(default_factory=dict)
-    _session: Session | None = None
     _user: UserView | None = _UNREAD
     _standings: dict[int, Standing] = field(default_factory=dict)
     _access: dict[int, access.Standing] = field(default_factory=dict)
-
-    @property
-    def session(self) -> Session:
-        if self._session is None:
-            self._session = self.ledger.factory()
-        return self._session
 
     @property
     def user(self) -> UserView | None:
         if self._user is _UNREAD:
             self._user = self.read(session_user, self.token)
         return self._user
-
-    def close(self) -> None:
-        if self._session is not None:
-            self._session.close()
-            self._session = None
-
-    @property
-    def ledger(self) -> Ledger:
-        ledger: Ledger = self.request.app.state.ledger
-        return ledger
 
     @property
     def app(self) -> Sudya:
@@ -177,36 +156,14 @@ class Ctx:
         return response
 
 
-CONTEXTS = "sudya.contexts"  # the scope's list of the request's contexts, closed at its end
-
-
 async def get_ctx(request: Request) -> Ctx:
-    """The request's context (its session and user are read on first use; services open
-    their own transactions), closed by `ClosingContexts` when the request ends. A plain
-    dependency, not one with `yield`: FastAPI's exit stack, shielded from cancellation, cost
-    more of the event loop than closing the session itself."""
+    """The request's context: its user is read on first use, every read and write goes
+    through the application, which gives its connections back at once."""
     token = request.cookies.get(COOKIE)
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         token = auth[7:].strip()
-    ctx = Ctx(request=request, token=token)
-    request.scope[CONTEXTS].append(ctx)
-    return ctx
-
-
-class ClosingContexts(HttpMiddleware):
-    """ASGI middleware: the sessions the request's contexts opened are closed once its
-    response is sent, or it failed. A read session holds no transaction
-    (db.session.session_factory), so closing it sends nothing to the database."""
-
-    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        contexts: list[Ctx] = []
-        scope[CONTEXTS] = contexts
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            for ctx in contexts:
-                ctx.close()
+    return Ctx(request=request, token=token)
 
 
 def forbid(message: str) -> AuthError:

@@ -143,7 +143,7 @@ class Live:
         self.hubs: dict[int, Hub] = {}
         self.count = 0
         self._loop: asyncio.AbstractEventLoop | None = None
-        app.ledger.changes.listen(self._committed)  # what this process commits
+        app.changes.listen(self._committed)  # what this process commits
 
     # ------------------------------------------------------------------ from the writers
     def _committed(self, change: Change) -> None:

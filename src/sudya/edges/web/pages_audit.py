@@ -8,7 +8,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from sudya.app.audit import last_check
 from sudya.domain.commands import VerifyLedger
 from sudya.edges.web import forms, i18n
 from sudya.edges.web.context import Ctx, get_ctx, see_other
@@ -21,7 +20,7 @@ C = Annotated[Ctx, Depends(get_ctx)]
 def check_view(ctx: Ctx, tid: int) -> dict[str, Any] | None:
     """The last verification, its words in the page's language."""
     # (app.audit reads it in a session of its own: it takes the application's ledger)
-    last = last_check(ctx.app.ledger, tid)
+    last = ctx.app.last_check(tid)
     if last is None:
         return None
     lang = i18n.current_lang.get()
