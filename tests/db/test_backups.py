@@ -20,7 +20,6 @@ from pathlib import Path
 import httpx
 import pytest
 import sqlalchemy as sa
-
 from ledger_testkit import cli_env
 
 pytestmark = pytest.mark.slow
