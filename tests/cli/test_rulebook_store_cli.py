@@ -71,3 +71,26 @@ def test_import_publish_editions_and_test_with_db(tmp_path: Path) -> None:
             for r in editions.json()] == [("1", "2026-01-01", "first", True),
                                           ("2", "2026-06-01", "double", True)]
     assert "1 case(s), 1 passed, 0 failed" in tested.ok().stdout
+
+
+def test_a_bundled_rulebook_is_imported_for_a_series_only(tmp_path: Path) -> None:
+    """Issue 35: `rulebook import` of a bundled rulebook names the --series it is for; without
+    one it is refused (exit 2, the field named) and nothing is stored."""
+    from sudya.domain.rulebook import loader
+
+    db = f"sqlite:///{tmp_path / 'sudya.db'}"
+    run(tmp_path, "init", "--db", db).ok()
+    run(tmp_path, "tournament", "create", "--name", "Этап 1", "--series", "Лига", "--date",
+        "2026-03-01", "--rulebook", "berserk", "--level", "amateur", "--db", db).ok()
+    harsh = tmp_path / "berserk-club.yaml"  # the bundled text: its bundled cases pass
+    harsh.write_text(loader.edition_files("berserk")["1"].read_text("utf-8"), "utf-8")
+    line = refused(run(tmp_path, "rulebook", "import", harsh, "--summary", "клубная",
+                       "--db", db, lang="ru"), "series:", "встроенный регламент berserk")
+    assert "Traceback" not in line
+    refused(run(tmp_path, "rulebook", "import", harsh, "--summary", "клубная", "--series",
+                "Нет такой", "--db", db), "series:")
+    done = run(tmp_path, "rulebook", "import", harsh, "--summary", "клубная", "--series",
+               "Лига", "--from", "2026-04-01", "--db", db, "--json").json()
+    assert (done["rulebook"], done["edition"], done["series"]) == ("berserk", "2", "Лига")
+    listed = run(tmp_path, "rulebook", "editions", "berserk", "--db", db, "--json").json()
+    assert [(e["edition"], e.get("series")) for e in listed] == [("1", None), ("2", "Лига")]

@@ -38,7 +38,7 @@ class Server:
     db: Path
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
@@ -68,22 +68,30 @@ def need_chromium() -> None:
 def demo_server(folder: Path) -> Iterator[Server]:
     """`sudya serve --demo` over a fresh demo database in `folder`, on a free port of
     127.0.0.1; stopped on leaving."""
-    db = folder / "demo.db"
-    port = _free_port()
-    log = (folder / "server.log").open("w")
+    with serving(folder, folder / "demo.db", demo=True) as running:
+        yield running
+
+
+@contextmanager
+def serving(folder: Path, db: Path, *, demo: bool = False, port: int | None = None,
+            env: dict[str, str] | None = None) -> Iterator[Server]:
+    """`sudya serve` over the SQLite file `db` (a fresh demo one with `demo`) on `port` (a
+    free one when None) of 127.0.0.1, with `env` added to the environment; stopped (SIGTERM,
+    a clean stop) on leaving: the same database and port serve again after it (a restart)."""
+    port = port or free_port()
+    log = (folder / "server.log").open("a")
     process = subprocess.Popen(
-        [sys.executable, "-m", "sudya", "serve", "--demo", "--db", f"sqlite:///{db}",
-         "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "sudya", "serve", *(["--demo"] if demo else []),
+         "--db", f"sqlite:///{db}", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
         while not _answers(f"{url}/login"):
             if process.poll() is not None or time.monotonic() > deadline:
                 log.flush()
-                pytest.fail("the demo server did not start:\n"
-                            + (folder / "server.log").read_text())
+                pytest.fail("the server did not start:\n" + (folder / "server.log").read_text())
             time.sleep(0.1)
         yield Server(url=url, db=db)
     finally:

@@ -1,5 +1,6 @@
 """Two judges' phones see each other's rulings without a reload; a confirm made while the Wi-Fi
-is down waits in the outbox and is recorded exactly once when it comes back.
+is down waits in the outbox and is recorded exactly once when it comes back — also when the
+server restarted meanwhile with a new secret (the phone's form and preview tokens refused).
 
 A demo server of the module's own (what these tests record stays out of the other modules'
 pages), Debian's chromium, phone-sized Russian contexts. Every request any page makes is
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,7 +21,9 @@ from e2e_kit import (
     PHONE,
     Server,
     demo_server,
+    free_port,
     need_chromium,
+    serving,
     shot,
     sign_in,
     wait_until,
@@ -179,3 +183,41 @@ def test_a_confirm_while_offline_is_kept_and_recorded_once_when_back(
     expect(outbox).to_be_hidden()
     judge.wait_for_timeout(1500)
     assert len(rulings_of(judge, "gleb")) == before + 1
+
+
+def test_a_kept_ruling_is_recorded_after_a_restart_with_a_new_secret(
+        browser: Browser, tmp_path: Path) -> None:
+    """The phone keeps a confirm while the hall's Wi-Fi is down; the server stops meanwhile
+    and starts again with an administrator's own SUDYA_SECRET, so the page's form token and
+    the kept preview token are no longer valid. The outbox fetches a fresh form token and
+    asks for the preview again, and sends the same idempotency key: the ruling is recorded,
+    once, never dropped as «refused»."""
+    need_chromium()
+    db, port = tmp_path / "demo.db", free_port()
+    context = browser.new_context(**PHONE, base_url=f"http://127.0.0.1:{port}")
+    try:
+        with serving(tmp_path, db, demo=True, port=port):
+            judge = context.new_page()
+            sign_in(judge, "sudya")
+            judge.goto(f"/t/{BERSERK}")
+            wait_controlled(judge)
+            before = len(rulings_of(judge, "gleb"))
+            open_preview(judge, "gleb")
+            context.set_offline(True)
+            judge.get_by_role("button", name="Подтвердить и записать").click()
+            outbox = judge.locator("#outbox .outbox-count")
+            expect(outbox).to_have_text("не отправлено: 1")
+        with serving(tmp_path, db, port=port, env={"SUDYA_SECRET": "the-venue-admin-s-own-1"}):
+            context.set_offline(False)
+            answer = judge.locator("#outbox .outbox-answers li")
+            expect(answer).to_have_count(1, timeout=30_000)
+            expect(answer).to_contain_text(re.compile(r"Отправлено: e\d+"))
+            expect(answer.locator(".server-answer")).to_contain_text("gleb")
+            expect(outbox).to_be_hidden()
+            sent = re.search(r"Отправлено: (e\d+)", answer.inner_text())
+            assert sent is not None
+            mine = rulings_of(judge, "gleb")
+            assert len(mine) == before + 1
+            assert [r["event"] for r in mine].count(sent.group(1)) == 1
+    finally:
+        context.close()

@@ -3,6 +3,7 @@ API's JSON, the dashboard's button, bad input."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -26,8 +27,10 @@ def as_user(scene_url: str) -> Iterator[Callable[[str | None], TestClient]]:
             c = TestClient(app)
             c.__enter__()
             if username is not None:
-                r = c.post("/login", data={"username": username, "password": PASSWORD},
-                           follow_redirects=False)
+                token = CSRF.search(c.get("/login").text)
+                assert token is not None
+                r = c.post("/login", data={"username": username, "password": PASSWORD,
+                                           "csrf": token.group(1)}, follow_redirects=False)
                 assert r.status_code == 303, r.text
             clients[username] = c
         return clients[username]
@@ -36,6 +39,9 @@ def as_user(scene_url: str) -> Iterator[Callable[[str | None], TestClient]]:
     for c in clients.values():
         c.__exit__(None, None, None)
     app.state.ledger.db.dispose()
+
+
+CSRF = re.compile(r'name="csrf" value="([0-9a-f]+)"')
 
 
 def test_the_head_judge_prints_the_judge_report(as_user: Callable[[str | None], TestClient]

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from web_testkit import csrf_of
 
 from postgres_testkit import PostgresServer
 from sudya.app.demo import PASSWORD, build, build_into
@@ -107,7 +108,8 @@ def signed_in(app: FastAPI) -> Iterator[Callable[[str], TestClient]]:
         c.__enter__()
         clients.append(c)
         r = c.post("/login", data={"username": username, "password": PASSWORD,
-                                   "next": "/tournaments"}, follow_redirects=False)
+                                   "next": "/tournaments", "csrf": csrf_of(c, "/login")},
+                   follow_redirects=False)
         assert r.status_code == 303, r.text
         return c
 

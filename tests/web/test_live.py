@@ -213,8 +213,11 @@ def test_the_pages_rule_decides_who_listens(server: str) -> None:
 
 def test_the_cookie_session_of_the_pages_opens_the_stream(server: str) -> None:
     with httpx.Client(base_url=server) as browser:
+        form = browser.get("/login").text
+        found = re.search(r'name="csrf" value="([^"]+)"', form)
+        assert found is not None  # the login form's own token (login CSRF)
         r = browser.post("/login", data={"username": "sudya", "password": PASSWORD,
-                                         "next": "/tournaments"})
+                                         "next": "/tournaments", "csrf": found.group(1)})
         assert r.status_code in (200, 303), r.text
         cookie = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
     with stream(server, BERSERK, Cookie=cookie) as s:

@@ -353,7 +353,9 @@ def test_the_undo_window_is_a_setting(database_url: str) -> None:
 
 def _undo_too_late(judge: TestClient) -> None:
     signed = judge.post("/login", data={"username": "sudya", "password": PASSWORD,
-                                        "next": "/tournaments"}, follow_redirects=False)
+                                        "next": "/tournaments",
+                                        "csrf": csrf_of(judge, "/login")},
+                        follow_redirects=False)
     assert signed.status_code == 303, signed.text
     form = record_form(judge, form_url("egor"))
     done = judge.post(f"/t/{BERSERK}/record/confirm", data=form, follow_redirects=False)

@@ -4,11 +4,15 @@ the cases, and publishing refused unless the draft loads, lints clean and passes
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from web_testkit import csrf_of
+
+from sudya.domain.rulebook import loader
 
 TINY = (Path(__file__).parents[1] / "rulebooks" / "data" / "tiny.yaml").read_text("utf-8")
 CASE = """rulebook: tiny
@@ -18,6 +22,12 @@ players: [ann]
 events:
   - {id: e1, infraction: noise, player: ann, round: 1}
 """
+
+
+@pytest.fixture(autouse=True)
+def _forget_published() -> Iterator[None]:
+    yield
+    loader.keep_stored(set())  # what this test published is its database's, not the next's
 
 
 def _editor(signed_in: Callable[[str], TestClient]) -> tuple[TestClient, str]:
@@ -117,3 +127,52 @@ def test_a_draft_that_passes_is_published_and_opens_again_in_the_editor(
     assert "Шум | Низкий | пенальти | Замечание | Предупреждение" in rows
     assert "Подкоп | Высокий | нарушение добавлено | — | Каторга [depth * 10]" in rows
     assert "Подкоп | Низкий | нарушение удалено | Каторга [depth * 10] | —" in rows
+
+
+BERSERK_TEXT = (Path(__file__).parents[2] / "src" / "sudya" / "domain" / "rulebook" / "bundled"
+                / "berserk.yaml").read_text("utf-8")
+HARSH = BERSERK_TEXT.replace(
+    "penalty: {amateur: caution, professional: warning, highest: warning}",
+    "penalty: {amateur: disqualification, professional: disqualification, "
+    "highest: disqualification}", 1)
+
+
+def test_a_bundled_rulebook_is_published_only_for_a_series_of_the_organisers(
+        signed_in: Callable[[str], TestClient]) -> None:
+    """Issue 35: the editor asks for which series; a bundled rulebook without one is refused
+    beside that choice; with one, the edition is that series' alone, and the rulebook's page
+    says so."""
+    c, csrf = _editor(signed_in)
+    page = c.get("/rulebooks/editor?from=berserk").text
+    found = re.search(r'<option value="(\d+)">Кубок «Берсерк» \(berserk\)</option>',
+                      html.unescape(page))
+    assert found is not None, page.split('id="series"')[1][:600]
+    data = {"text": HARSH, "csrf": csrf, "summary": "Замедление — дисквалификация",
+            "in_force_from": "2027-01-01"}
+    r = c.post("/rulebooks/editor/publish", data=data)
+    assert r.status_code == 422
+    beside = html.unescape(r.text.split('id="series-error"')[1].split("</p>")[0])
+    assert "встроенный регламент berserk общий для всех серий" in beside
+    r = c.post("/rulebooks/editor/publish", data={**data, "series": found.group(1)})
+    assert r.status_code == 200, r.text
+    assert "Редакция 2 регламента berserk опубликована" in r.text
+    listing = html.unescape(c.get("/rulebooks/berserk").text)
+    assert "2</a> <span class=\"muted\">(только серия «Кубок «Берсерк»»)</span>" in listing
+
+
+def test_an_editor_case_never_reads_a_file_of_the_server(
+        signed_in: Callable[[str], TestClient], tmp_path: Path) -> None:
+    """A case names its rulebook by id: a path in it is not opened (it would tell whether the
+    file exists and what it holds)."""
+    c, csrf = _editor(signed_in)
+    text = TINY.replace("id: tiny", "id: tiny-club")
+    there = tmp_path / "elsewhere.yaml"
+    there.write_text(text, encoding="utf-8")  # a file of the same id: once taken as the draft
+    case = CASE.replace("rulebook: tiny", f"rulebook: {there}")
+    r = c.post("/rulebooks/editor/cases", data={
+        "text": text, "csrf": csrf, "case_name": "probe", "case_scenario": case,
+        "case_expected": '{"rulings": []}'})
+    assert r.status_code == 200
+    shown = html.unescape(r.text)
+    assert "✗ probe" in shown and f"names the rulebook {there}, but it is kept with " \
+        "tiny-club" in shown

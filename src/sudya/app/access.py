@@ -23,7 +23,7 @@ from sudya.adapters.db import models as m
 from sudya.app.accounts import AuthError, Roles, roles_from, user_view
 from sudya.app.common import Actor, LedgerError
 from sudya.app.queries import find_tournament
-from sudya.app.views import TournamentView, UserView
+from sudya.app.views import SeriesChoiceView, TournamentView, UserView
 from sudya.domain import commands as c
 from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.schema import Rulebook
@@ -256,6 +256,21 @@ def _replacement(reading: Reading, st: Standing, cmd: c.ReplacePlayer) -> None:
 
 
 
+def organised_series(s: Session, actor: Actor) -> list[SeriesChoiceView]:
+    """The series the actor organises a tournament of (every series for the owner), by name:
+    those they may publish a rulebook edition for."""
+    query = select(m.Series.id, m.Series.name, m.Series.rulebook).order_by(m.Series.name)
+    if not actor.owner:
+        username = actor.user.username if actor.user is not None else actor.name
+        query = query.where(m.Series.id.in_(
+            select(m.Tournament.series_id)
+            .join(m.Assignment, m.Assignment.tournament_id == m.Tournament.id)
+            .join(m.User, m.User.id == m.Assignment.user_id)
+            .where(m.User.username == username, m.Assignment.role == "organiser")))
+    return [SeriesChoiceView(id=row.id, name=row.name, rulebook=row.rulebook)
+            for row in s.execute(query)]
+
+
 def organises_any(s: Session, actor: Actor) -> bool:
     """Whether the actor organises some tournament (who writes and publishes rulebooks)."""
     username = actor.user.username if actor.user is not None else actor.name
@@ -327,11 +342,11 @@ def check(reading: Reading, st: Standing, cmd: Any, actor: Actor) -> None:
             if not (actor.owner or organises_series(s, actor, st.tournament.series.id)):
                 raise refuse(actor, permission, st.tournament.name)
     elif permission == "publish":
-        # organisers write rulebooks; a tournament's head judge turns its college's
-        # decision into a precedent (003): who hears appeals there
+        # the series' organisers write its rulebook's editions; a tournament's head judge
+        # turns its college's decision into a precedent (003): who hears appeals there
         if not (actor.owner or st.roles.can("hear-appeals")):
             with reading() as s:
-                if not organises_any(s, actor):
+                if not organises_series(s, actor, st.tournament.series.id):
                     raise refuse(actor, permission, st.tournament.name)
     elif not st.can(permission):
         raise refuse(actor, permission, st.tournament.name)

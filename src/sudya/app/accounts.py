@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import datetime as dt
 import hashlib
 import hmac
@@ -10,9 +11,9 @@ import math
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
@@ -20,13 +21,18 @@ from sqlalchemy import (
     BindParameter,
     Select,
     String,
+    Table,
     bindparam,
+    delete,
     literal,
     select,
     true,
     union,
     union_all,
+    update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from sudya.adapters.db import models as m
@@ -108,28 +114,30 @@ def assign(s: Session, *, user: m.User, tournament_id: int, role: str) -> None:
 
 
 class Throttle:
-    """Failed logins, counted per address and per username, each key on its own back-off.
+    """Failed logins, counted per username and per address in the database every worker
+    shares, each key on its own back-off.
 
-    A key's first `free` failures cost nothing; after that every attempt waits `base`, then
-    twice as long after each further failure (1, 2, 4 … s), never more than `cap`, counted
-    from the key's last failure. A spray of usernames from one address is slowed by the
-    address's key; the real user, trying from elsewhere, waits at most `cap` — never a
-    lock of minutes. A key quiet for `forget` seconds starts again; at most `max_keys` keys
-    are kept (the longest quiet go first), so a flood of addresses cannot fill the memory.
+    A username's first `free` failures cost nothing, an address's first `address_free` (a
+    venue's judges share one address behind its Wi-Fi, and mistype); after that every
+    attempt waits `base`, then twice as long after each further failure (1, 2, 4 … s), never
+    more than `cap`, counted from the key's last failure. A spray of usernames from one
+    address is slowed by the address's key; the real user, trying from elsewhere, waits at
+    most `cap` — never a lock of minutes. A key quiet for `forget` seconds starts again (and
+    its row goes). An attempt is counted before its password is hashed, so a burst at once
+    is refused, not hashed; a success takes its count back.
     """
 
-    def __init__(self, *, free: int = 3, base: float = 1.0, cap: float = 60.0,
-                 forget: float = 900.0, max_keys: int = 10_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, *, free: int = 3, address_free: int = 20, base: float = 1.0,
+                 cap: float = 60.0, forget: float = 900.0,
+                 clock: Callable[[], float] = time.time, hashing: int = 4) -> None:
         self.free = free
+        self.address_free = max(address_free, free)
         self.base = base
         self.cap = cap
         self.forget = max(forget, cap)
-        self.max_keys = max_keys
-        self.clock = clock
-        # key -> (failures, time of the last); ordered by the last failure, oldest first
-        self._failures: collections.OrderedDict[str, tuple[int, float]] = (
-            collections.OrderedDict())
+        self.clock = clock  # wall-clock seconds: the workers share the database's counts
+        self.at_once = hashing  # password hashes at once per address in this process
+        self._hashing: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -137,71 +145,81 @@ class Throttle:
         """The two keys a login attempt counts against: its username and its address."""
         return f"user:{username.strip().casefold()}", f"address:{address}"
 
-    def _expire(self, now: float) -> None:
-        while self._failures:
-            key, (_n, last) = next(iter(self._failures.items()))
-            if now - last <= self.forget and len(self._failures) <= self.max_keys:
-                return
-            del self._failures[key]
-
-    def delay(self, failures: int) -> float:
-        """How long an attempt waits after this many failures in a row."""
-        if failures < self.free:
+    def delay(self, failures: int, key: str = "") -> float:
+        """How long an attempt of this key waits after this many failures in a row."""
+        free = self.address_free if key.startswith("address:") else self.free
+        if failures < free:
             return 0.0
-        return float(min(self.base * 2 ** min(failures - self.free, 32), self.cap))
+        return float(min(self.base * 2 ** min(failures - free, 32), self.cap))
 
-    def wait(self, *keys: str) -> float:
-        """Seconds until these keys may try again (0: now)."""
-        with self._lock:
-            now = self.clock()
-            self._expire(now)
-            waits = [last + self.delay(n) - now for n, last in
-                     (self._failures[k] for k in keys if k in self._failures)]
-            return max([0.0, *waits])
-
-    def check(self, *keys: str) -> None:
-        """Refuse (429, with the seconds to wait) while any of the keys is backing off."""
-        seconds = self.wait(*keys)
+    def attempt(self, s: Session, *keys: str) -> None:
+        """Count an attempt of these keys now, before its password is hashed (rows locked in
+        the transaction `s`); refused (429, nothing counted) while any of them backs off."""
+        when = dt.datetime.fromtimestamp(self.clock(), dt.UTC)
+        now = when.timestamp()  # as it is stored (to the microsecond): a fresh row waits 0
+        table = cast(Table, m.LoginFailure.__table__)
+        # the keys quiet for `forget` go (by the index on last_at: the table stays small
+        # under a flood of addresses)
+        s.execute(delete(m.LoginFailure).where(
+            m.LoginFailure.last_at < when - dt.timedelta(seconds=self.forget)))
+        fresh = [{"key": k, "failures": 0, "last_at": when} for k in keys]
+        dialect = s.get_bind().dialect.name
+        insert_ = pg_insert if dialect == "postgresql" else sqlite_insert
+        s.execute(insert_(table).values(fresh).on_conflict_do_nothing(index_elements=["key"]))
+        rows = list(s.scalars(select(m.LoginFailure).where(m.LoginFailure.key.in_(keys))
+                              .with_for_update()))
+        seconds = max([0.0, *(m.aware(row.last_at).timestamp()
+                              + self.delay(row.failures, row.key) - now for row in rows)])
         if seconds > 0:
             raise AuthError("login.throttled", status=429, retry_after=math.ceil(seconds),
                             seconds=math.ceil(seconds))
+        for row in rows:
+            row.failures += 1
+            row.last_at = when
 
-    def failed(self, *keys: str) -> None:
+    def waiting(self, ledger: Ledger, *keys: str) -> float:
+        """Seconds until these keys may try again, as every worker counts them (0: now)."""
+        now = self.clock()
+        with ledger.factory() as s:
+            rows = list(s.scalars(select(m.LoginFailure)
+                                  .where(m.LoginFailure.key.in_(keys))))
+        waits = [last + self.delay(row.failures, row.key) - now for row in rows
+                 if now - (last := m.aware(row.last_at).timestamp()) <= self.forget]
+        return max([0.0, *waits])
+
+    def succeeded_in(self, s: Session, by_name: str, by_address: str) -> None:
+        """A login succeeded: the username starts again; the address's count of this attempt
+        is taken back (its earlier failures stay: a spray is not reset by one's own login)."""
+        s.execute(delete(m.LoginFailure).where(m.LoginFailure.key == by_name))
+        s.execute(update(m.LoginFailure).where(m.LoginFailure.key == by_address,
+                                               m.LoginFailure.failures > 0)
+                  .values(failures=m.LoginFailure.failures - 1))
+
+    @contextlib.contextmanager
+    def hashing(self, address: str) -> Iterator[None]:
+        """One of `at_once` password hashes for an address; refused (429) when as many run
+        already (a burst from one address keeps the others' logins and rulings moving)."""
         with self._lock:
-            now = self.clock()
-            for key in keys:
-                n, _last = self._failures.pop(key, (0, now))
-                self._failures[key] = (n + 1, now)  # to the end: the newest failure
-            self._expire(now)
+            if self._hashing[address] >= self.at_once:
+                raise AuthError("login.throttled", status=429, retry_after=1, seconds=1)
+            self._hashing[address] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._hashing[address] -= 1
+                if not self._hashing[address]:
+                    del self._hashing[address]
 
-    def succeeded(self, *keys: str) -> None:
-        with self._lock:
-            for key in keys:
-                self._failures.pop(key, None)
 
-
-def login(s: Session, *, username: str, password: str, throttle: Throttle,
-          address: str) -> tuple[m.User, str]:
-    """Check the password; open a server-side session; return the user and the token."""
-    by_name, by_address = throttle.keys(username, address)
-    throttle.check(by_name, by_address)  # before the password's hash: a refusal costs nothing
-    user = s.scalar(select(m.User).where(m.User.username == username))
-    ok = False
-    if user is not None:
-        ok, new_hash = _hasher.verify_and_update(password, user.password_hash)
-        if ok and new_hash:
-            user.password_hash = new_hash
-    else:
-        _hasher.hash(password)  # the same work whether or not the user exists
-    if user is None or not ok:
-        throttle.failed(by_name, by_address)
-        raise AuthError("wrong username or password", status=401, field="password")
-    # the address keeps its count: one's own account must not reset a spray's back-off
-    throttle.succeeded(by_name)
-    token = secrets.token_urlsafe(32)
-    s.add(m.WebSession(token_hash=_digest(token), user_id=user.id,
-                       expires_at=m.now() + dt.timedelta(days=SESSION_DAYS)))
-    return user, token
+def _check_password(stored: str | None, password: str) -> tuple[bool, str | None]:
+    """Whether the password matches the stored hash (and its hash anew, when the hasher says
+    so); the same work whether or not the user exists (`stored` None)."""
+    if stored is None:
+        _hasher.hash(password)
+        return False, None
+    ok, new_hash = _hasher.verify_and_update(password, stored)
+    return bool(ok), new_hash
 
 
 def _digest(token: str) -> str:
@@ -231,11 +249,33 @@ def user_view(user: _Account) -> UserView:
 
 def sign_in(ledger: Ledger, *, username: str, password: str, throttle: Throttle,
             address: str) -> tuple[UserView, str]:
-    """Log in (one transaction): the user and the new session's token."""
+    """Log in: the user and the new session's token.
+
+    The attempt is counted first, in a short transaction shared by every worker (refused,
+    429, while its username or address backs off) — before the password's hash, which costs
+    tens of milliseconds and is done outside any transaction, at most `Throttle.hashing` at a
+    time per address in this process. A success takes its count back (the username's whole;
+    the address keeps its earlier failures: one's own account does not reset a spray's)."""
+    by_name, by_address = throttle.keys(username, address)
     with ledger.uow().begin() as s:
-        user, token = login(s, username=username, password=password, throttle=throttle,
-                            address=address)
-        return user_view(user), token
+        throttle.attempt(s, by_name, by_address)
+    with ledger.factory() as s:
+        user = s.scalar(select(m.User).where(m.User.username == username))
+        view = user_view(user) if user is not None else None
+        stored = user.password_hash if user is not None else None
+    with throttle.hashing(address):  # the connection is back in the pool by now
+        ok, new_hash = _check_password(stored, password)
+    if not ok or view is None:
+        raise AuthError("wrong username or password", status=401, field="password")
+    token = secrets.token_urlsafe(32)
+    with ledger.uow().begin() as s:
+        throttle.succeeded_in(s, by_name, by_address)
+        if new_hash:
+            s.execute(update(m.User).where(m.User.id == view.id)
+                      .values(password_hash=new_hash))
+        s.add(m.WebSession(token_hash=_digest(token), user_id=view.id,
+                           expires_at=m.now() + dt.timedelta(days=SESSION_DAYS)))
+    return view, token
 
 
 def sign_out(ledger: Ledger, *, token: str | None) -> int:

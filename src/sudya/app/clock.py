@@ -41,9 +41,6 @@ def start_round(ledger: Ledger, *, tournament: int, round: int, minutes: int,
         return int(row.id)
 
 
-def _aware(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-
 
 def round_clock(s: Session, tournament_id: int, now: dt.datetime | None = None
                 ) -> dict[str, Any] | None:
@@ -53,7 +50,7 @@ def round_clock(s: Session, tournament_id: int, now: dt.datetime | None = None
     if row is None:
         return None
     now = now or m.now()
-    started = _aware(row.started_at)
+    started = m.aware(row.started_at)
     ends = started + dt.timedelta(minutes=row.minutes)
     left = max(0, int((ends - now).total_seconds()))
     ms = "milliseconds"  # what every browser's Date.parse reads

@@ -403,16 +403,28 @@ def _verify(app: Sudya, cmd: c.VerifyLedger, actor: Actor, where: Where) -> Any:
 
 
 def _publish(app: Sudya, cmd: c.PublishRulebook, actor: Actor, where: Where) -> Any:
+    """An edition for one series: the tournament's it is sent in (its organisers; its head
+    judge for a college precedent), or the named one (its organisers); without either, an
+    edition of a rulebook of one's own id, shared (rulebook_store.publish refuses a bundled
+    one, and another author's)."""
     from sudya.app.rulebook_store import publish
 
+    series: int | None = None
     if where.tournament is not None:
-        app.check(cmd, actor, where.tournament)
+        series = app.check(cmd, actor, where.tournament).tournament.series.id
+    elif cmd.series is not None:
+        with app.reading() as s:
+            series = accounts_series(s, cmd.series)
+            if series is None:
+                raise LedgerError("series.unknown", field="series", series=str(cmd.series))
+            if not (actor.owner or access.organises_series(s, actor, series)):
+                raise access.refuse(actor, "publish")
     elif not actor.owner:
         with app.reading() as s:
             if not access.organises_any(s, actor):
                 raise access.refuse(actor, "publish")
     return publish(app.ledger, text=cmd.text, in_force_from=cmd.in_force_from,
-                   summary=cmd.summary, actor=actor, cases=cmd.cases)
+                   summary=cmd.summary, actor=actor, cases=cmd.cases, series=series)
 
 
 def _undo(app: Sudya, cmd: c.Undo, actor: Actor, where: Where) -> Recorded:

@@ -6,8 +6,6 @@ event: the ruling, when there is one, is recorded as any other and named on the 
 
 from __future__ import annotations
 
-import datetime as dt
-
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -23,9 +21,6 @@ MAX_TABLE = 100_000
 MAX_ROUND = 1000
 
 
-def _aware(value: dt.datetime | None) -> dt.datetime | None:
-    return value if value is None or value.tzinfo else value.replace(tzinfo=dt.UTC)
-
 
 def _text(value: str, field: str, most: int, required: bool) -> str:
     value = value.strip()
@@ -39,12 +34,12 @@ def _text(value: str, field: str, most: int, required: bool) -> str:
 
 
 def _view(row: m.IncidentReport, names: dict[str, str]) -> IncidentView:
-    filed = _aware(row.created_at)
+    filed = m.aware(row.created_at)
     assert filed is not None
     return IncidentView(id=row.id, subject=row.subject, name=names.get(row.subject, row.subject),
                         table=row.table_no, round=row.round, text=row.text,
                         filed_by=row.created_by, filed_at=filed,
-                        settled_at=_aware(row.settled_at), settled_by=row.settled_by,
+                        settled_at=m.aware(row.settled_at), settled_by=row.settled_by,
                         event=row.event_ext_id, note=row.settled_note or "")
 
 

@@ -264,9 +264,10 @@ class Ledger:
             row = self._series(s, series)
             self._lock_series(s, row.id)
             rulebook_store.sync(s)
-            # the edition in force on the tournament's date, unless it pins one (issue 17)
-            book = load_book(row.rulebook, edition if edition is not None
-                             else rulebook_store.edition_for(row.rulebook, date))
+            # the edition in force on the tournament's date in its series, unless it pins one
+            # (issue 17) — never another series' own (issue 35)
+            book = load_book(row.rulebook, rulebook_store.edition_in(
+                row.rulebook, date, row.id, pinned=edition))
             if book.levels and level not in book.level_ids():
                 raise LedgerError("level.not-one-of", field="level",
                                   levels=list(book.level_ids()))

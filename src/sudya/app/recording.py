@@ -22,10 +22,6 @@ from sudya.app.people import round_pairings
 from sudya.domain import commands
 
 
-def _aware(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-
-
 def current_round(s: Session, tournament: int) -> int | None:
     """The round a new ruling most likely belongs to: the round clock's or the round of the
     last ruling recorded, whichever is newer (an organiser may not start every clock), and
@@ -37,7 +33,7 @@ def current_round(s: Session, tournament: int) -> int | None:
         .order_by(m.Ruling.position.desc()).limit(1)).first()
     if clock is None:
         found = None if last is None else int(last[0])
-    elif last is None or _aware(clock.started_at) >= _aware(last[1]):
+    elif last is None or m.aware(clock.started_at) >= m.aware(last[1]):
         found = int(clock.round)
     else:
         found = int(last[0])
@@ -147,7 +143,7 @@ def undoable(s: Session, *, tournament: int, event: str, user: str, within: floa
     except LedgerError:
         return None
     now = now or m.now()
-    until = _aware(row.created_at) + dt.timedelta(seconds=within)
+    until = m.aware(row.created_at) + dt.timedelta(seconds=within)
     if row.created_by != user or until <= now or _undone(s, row):
         return None
     return Undoable(event=event, until=until, seconds=int((until - now).total_seconds()))
@@ -162,7 +158,7 @@ def undo(ledger: Ledger, *, tournament: int, event: str, judge: str | None, with
         if row.created_by != actor.name:
             raise LedgerError("undo.not-yours", field="event", event=event)
         now = now or m.now()
-        if _aware(row.created_at) + dt.timedelta(seconds=within) <= now:
+        if m.aware(row.created_at) + dt.timedelta(seconds=within) <= now:
             raise LedgerError("undo.too-late", field="event", event=event,
                               seconds=int(within))
         key = f"undo-{row.id}"  # one correction however many times it is tapped

@@ -69,10 +69,6 @@ APART = ("rule.source", "rule.interpretation")
 BIGGEST_ID = 2**31 - 1
 
 
-def _aware(at: dt.datetime | None) -> dt.datetime | None:
-    """SQLite keeps no time zone: its rows are UTC."""
-    return at.replace(tzinfo=dt.UTC) if at is not None and at.tzinfo is None else at
-
 
 def _tournament(s: Session, tournament: int) -> m.Tournament:
     t = s.get(m.Tournament, tournament) if 0 < tournament <= BIGGEST_ID else None
@@ -203,7 +199,7 @@ class _Events:
 
     def at(self, event: str) -> dt.datetime | None:
         row = self.rows.get(event)
-        return _aware(row.created_at) if row is not None else None
+        return m.aware(row.created_at) if row is not None else None
 
     def payload(self, event: str) -> dict[str, Any]:
         row = self.rows.get(event)
@@ -280,7 +276,7 @@ def _appeals(s: Session, t: m.Tournament, w: _Words, events: _Events,
             decision=decision.ext_id if decision is not None else None,
             decided_by=events.by(decision.ext_id) if decision is not None else None,
             decided_by_name=w.person(events.by(decision.ext_id)) if decision else None,
-            decided_at=_aware(decision.created_at) if decision is not None else None,
+            decided_at=m.aware(decision.created_at) if decision is not None else None,
             sanctions=[w.sanction(sn, subject) for sn in frivolous.sanctions]
             if frivolous is not None else [], **extra)
 
@@ -289,7 +285,7 @@ def _appeals(s: Session, t: m.Tournament, w: _Words, events: _Events,
         decision = decisions.get(a["event"])
         seen.add(a["event"])
         out.append(entry(a["event"], a["appellant"], decision, reason=a["reason"],
-                         filed_by=a["by"], filed_at=_aware(a["at"])))
+                         filed_by=a["by"], filed_at=m.aware(a["at"])))
     for of, decision in decisions.items():
         if of in seen or of is None:
             continue
@@ -340,7 +336,7 @@ def _corrections(s: Session, t: m.Tournament, w: _Words, events: _Events,
                              for r in ruled)
         out.append(CorrectionEntry(event=e.ext_id, of=of, what=what, about=text,
                                    reason=str(e.payload.get("reason") or ""), by=by,
-                                   by_name=w.person(by), at=_aware(e.created_at)))
+                                   by_name=w.person(by), at=m.aware(e.created_at)))
     return out
 
 

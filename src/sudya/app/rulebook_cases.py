@@ -164,8 +164,11 @@ def cases(ref: str) -> list[Path]:
     return found
 
 
-def run_case(path: Path, ref: str, rulebook_id: str, edition: str | None = None) -> Outcome:
-    """Replay one case under the rulebook `ref` and compare it with what it must give."""
+def run_case(path: Path, ref: str, rulebook_id: str, edition: str | None = None, *,
+             local_files: bool = True) -> Outcome:
+    """Replay one case under the rulebook `ref` and compare it with what it must give. A case
+    names its rulebook by id; only with `local_files` (the CLI's own files) may it name a
+    file — a case sent to the server (the editor, a publication) never makes it read one."""
     name = path.name.removesuffix(".yaml")
     expected_file = path.with_name(f"{name}.expected.json")
     error_file = path.with_name(f"{name}.error.txt")
@@ -177,7 +180,7 @@ def run_case(path: Path, ref: str, rulebook_id: str, edition: str | None = None)
         raise RulebookError("cases.unreadable", case=str(path), problem=str(exc)) from exc
     named = scenario.get("rulebook")
     if named is not None and named != rulebook_id and not (
-            isinstance(named, str) and Path(named).is_file()
+            local_files and isinstance(named, str) and Path(named).is_file()
             and loader.load(named).id == rulebook_id):
         raise RulebookError("cases.other-rulebook", case=str(path), named=str(named),
                             rulebook=rulebook_id)
@@ -268,7 +271,7 @@ def run_draft(text: str, drafts: Iterable[DraftCase]) -> list[Outcome]:
             suffix = ".error.txt" if case.refusal else ".expected.json"
             (folder / f"{name}{suffix}").write_text(case.expected, encoding="utf-8")
             try:
-                outcome = run_case(path, str(book_path), book.id)
+                outcome = run_case(path, str(book_path), book.id, local_files=False)
             except RulebookError as exc:
                 outcome = Outcome(name, path, [str(exc)])
             outcomes.append(Outcome(case.name or name, Path(f"{name}.yaml"),

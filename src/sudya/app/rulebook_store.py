@@ -67,25 +67,28 @@ def sync(s: Session) -> None:
     not got yet registered (a small read: ids, numbers and hashes; texts only of the new
     ones), any other forgotten."""
     rows = s.execute(select(m.RulebookEdition.rulebook, m.RulebookEdition.edition,
-                            m.RulebookEdition.sha256)).all()
+                            m.RulebookEdition.sha256, m.RulebookEdition.series_id)).all()
     loader.keep_stored({(row.rulebook, row.edition) for row in rows})
     for row in rows:
-        if loader.stored_editions(row.rulebook).get(row.edition) == row.sha256:
+        if (loader.stored_editions(row.rulebook).get(row.edition) == row.sha256
+                and loader.scope_of(row.rulebook, row.edition) == row.series_id):
             continue
         text = s.scalar(select(m.RulebookEdition.text).where(
             m.RulebookEdition.rulebook == row.rulebook,
             m.RulebookEdition.edition == row.edition))
         try:
-            loader.register(row.rulebook, row.edition, text or "", row.sha256)
+            loader.register(row.rulebook, row.edition, text or "", row.sha256,
+                            scope=row.series_id)
         except RulebookError:
             continue  # published under other code and no longer loads: not offered
 
 
-def edition_for(rulebook_id: str, day: dt.date) -> str | None:
-    """The edition of a rulebook in force on a day (None: none says so; the caller takes the
+def edition_for(rulebook_id: str, day: dt.date, series: int | None = None) -> str | None:
+    """The edition of a rulebook in force on a day in a series — the bundled and shared ones
+    and the series' own, never another series' (None: none says so; the caller takes the
     newest). «Со следующего турнира» counts from the day the edition was decided."""
     try:
-        history = eds.history(rulebook_id)
+        history = eds.history(rulebook_id, series)
     except SudyaError:
         return None
     timed = [dataclasses.replace(e, in_force_from=e.date)
@@ -95,11 +98,30 @@ def edition_for(rulebook_id: str, day: dt.date) -> str | None:
     return None if found is None else found.id
 
 
+def edition_in(rulebook_id: str, day: dt.date, series: int,
+               pinned: str | None = None) -> str | None:
+    """The edition a new tournament of a series uses: the one it pins, else the one in force
+    on its day, else the newest the series sees (None: the loader's newest, a file's); an
+    edition another series published for itself is refused (`edition.other-series`)."""
+    if pinned is not None:
+        owner = loader.scope_of(rulebook_id, pinned)
+        if owner is not None and owner != series:
+            raise LedgerError("edition.other-series", field="edition", rulebook=rulebook_id,
+                              edition=pinned)
+        return pinned
+    found = edition_for(rulebook_id, day, series)
+    if found is not None:
+        return found
+    seen = {*loader.edition_files(rulebook_id), *loader.stored_editions(rulebook_id, series)}
+    numbered = [n for n in seen if n.isdigit()]
+    return max(numbered, key=int) if numbered else None
+
+
 # ------------------------------------------------------------------ the gate
 
 
 def check_text(text: str, *, name: str, cases: Cases | None = None,
-               lang: str = "en") -> RulebookCheckView:
+               lang: str = "en", series: int | None = None) -> RulebookCheckView:
     """Does a rulebook text load (the loader's errors with line and key path), what does its
     lint say, do its own cases pass (where cases are given), and do its edition's days fit
     after the editions stored before it: the check publishing makes."""
@@ -112,7 +134,7 @@ def check_text(text: str, *, name: str, cases: Cases | None = None,
     except RulebookError as exc:
         return RulebookCheckView(name=name, loads=False, problems=_load_problems(exc, name))
     problems = [_problem(f, data) for f in lint.lint_book(book, lang)]
-    problems += [_problem(f, data) for f in _edition_findings(book, name, lang)]
+    problems += [_problem(f, data) for f in _edition_findings(book, name, lang, series)]
     results = _run_cases(text, book, cases) if cases else []
     return RulebookCheckView(name=name, rulebook=book.id, edition=book.edition, loads=True,
                              problems=problems, cases=results)
@@ -147,11 +169,14 @@ def _line_in(data: Any, loc: tuple[str | int, ...]) -> int | None:
     return loader.line_of(data, loader.keys_of(data, loc)) if loc else None
 
 
-def _edition_findings(book: Rulebook, name: str, lang: str) -> list[lint.Finding]:
-    """The edition lint over the editions before this one and this one (overlaps are errors);
-    and an edition in force from a day before the previous one starts overlaps it too."""
+def _edition_findings(book: Rulebook, name: str, lang: str,
+                      series: int | None) -> list[lint.Finding]:
+    """The edition lint over the editions before this one that the series sees and this one
+    (overlaps are errors); and an edition in force from a day before the previous one starts
+    overlaps it too."""
     before: list[tuple[Rulebook, str]] = []
-    for n in loader.editions_of(book.id):
+    seen = {*loader.edition_files(book.id), *loader.stored_editions(book.id, series)}
+    for n in sorted(seen, key=lambda n: int(n) if n.isdigit() else 0):
         if n.isdigit() and book.edition.isdigit() and int(n) < int(book.edition):
             try:
                 before.append((loader.load(book.id, n), n))
@@ -204,7 +229,8 @@ def _run_cases(text: str, book: Rulebook, cases: Cases) -> list[CaseResultView]:
             suffix = ".expected.json" if expected.lstrip().startswith("{") else ".error.txt"
             (folder / f"{name}{suffix}").write_text(expected, encoding="utf-8")
             try:
-                outcome = rulebook_cases.run_case(case, str(rulebook), book.id)
+                outcome = rulebook_cases.run_case(case, str(rulebook), book.id,
+                                                  local_files=False)
             except SudyaError as exc:
                 out.append(CaseResultView(name=name, passed=False, problems=[str(exc)]))
                 continue
@@ -256,11 +282,16 @@ def _shown(p: RulebookProblem) -> str:
 
 
 def publish(ledger: Ledger, *, text: str, in_force_from: dt.date | None, summary: str,
-            actor: Actor | None, cases: Cases | None = None) -> EditionView:
-    """Publish a rulebook text as the next edition of its id, in force from a day (None: from
-    the next tournament), after the gate (`check_text`): refused with the field named unless
-    it loads, lints without errors, fits after the previous edition and passes its cases
-    (given, or else the previous stored edition's, or the bundled folder's of that id)."""
+            actor: Actor | None, cases: Cases | None = None,
+            series: int | None = None) -> EditionView:
+    """Publish a rulebook text as the next edition of its id for a series — in force in that
+    series' tournaments only, from a day (None: from the next tournament) — after the gate
+    (`check_text`): refused with the field named unless it loads, lints without errors, fits
+    after the series' previous edition and passes its cases (given, or else the series'
+    previous stored edition's, or the bundled folder's of that id). Numbers are counted over
+    every series (an edition's number names it alone). Without a series — a rulebook of one's
+    own id, never a bundled one, by the author of its first shared edition (or the
+    administrator) — the edition is shared by every series that uses that id."""
     actor = actor or Actor()
     summary = summary.strip()
     if not summary:
@@ -271,38 +302,63 @@ def publish(ledger: Ledger, *, text: str, in_force_from: dt.date | None, summary
     if not first.loads:
         _refuse_unless_ok(first)
     book = loader.validate(loader.parse_yaml(text, "text"), "text")
+    if series is None and loader.edition_files(book.id):
+        # a bundled rulebook is never changed for every series at once (issue 35)
+        raise LedgerError("rulebook.bundled-shared", field="series", rulebook=book.id)
     with ledger.factory() as r:
         sync(r)
+        if series is None and not actor.owner:
+            # a rulebook of one's own id: its shared editions are its author's alone
+            author = r.scalar(select(m.RulebookEdition.created_by).where(
+                m.RulebookEdition.rulebook == book.id, m.RulebookEdition.series_id.is_(None))
+                .order_by(m.RulebookEdition.id).limit(1))
+            if author is not None and author != actor.name:
+                raise LedgerError("rulebook.not-yours", field="series", rulebook=book.id,
+                                  author=author)
+        series_name: str | None = None
+        if series is not None:
+            found = r.execute(select(m.Series.rulebook, m.Series.name)
+                              .where(m.Series.id == series)).first()
+            if found is None or found.rulebook != book.id:
+                raise LedgerError("rulebook.not-the-series", field="text", rulebook=book.id,
+                                  series=found.name if found else "",
+                                  series_rulebook=found.rulebook if found else "")
+            series_name = found.name
         if cases is None:
-            cases = _cases_before(r, book.id)
+            cases = _cases_before(r, book.id, series)
     numbers = [int(n) for n in loader.editions_of(book.id) if n.isdigit()]
     number = str(max(numbers) + 1) if numbers else "1"
     today = m.now().date()
     final = as_edition(text, number=number, decided=today, in_force_from=in_force_from,
                        summary=summary)
-    check = check_text(final, name=loader.stored_name(book.id, number), cases=cases)
+    check = check_text(final, name=loader.stored_name(book.id, number), cases=cases,
+                       series=series)
     _refuse_unless_ok(check)
     digest = sha256(final)
     row = m.RulebookEdition(rulebook=book.id, edition=number, text=final, sha256=digest,
                             in_force_from=in_force_from, summary=summary,
                             cases={k: list(v) for k, v in (cases or {}).items()},
-                            created_by=actor.name, request_id=actor.request_id)
+                            series_id=series, created_by=actor.name,
+                            request_id=actor.request_id)
     try:
         with ledger.uow().begin() as s:
             s.add(row)
             s.flush()
-            view = _stored_view(row)
+            view = _stored_view(row, series=series_name)
     except IntegrityError:
         raise LedgerError("rulebook.edition-taken", field="edition", rulebook=book.id,
                           edition=number) from None
-    loader.register(book.id, number, final, digest)
+    loader.register(book.id, number, final, digest, scope=series)
     return view
 
 
-def _cases_before(s: Session, rulebook_id: str) -> Cases:
-    """The cases the newest stored edition passed, or the bundled folder's of that id."""
+def _cases_before(s: Session, rulebook_id: str, series: int | None) -> Cases:
+    """The cases the series' newest stored edition passed, or the bundled folder's of that
+    id."""
     rows = s.execute(select(m.RulebookEdition.edition, m.RulebookEdition.cases).where(
-        m.RulebookEdition.rulebook == rulebook_id)).all()
+        m.RulebookEdition.rulebook == rulebook_id,
+        m.RulebookEdition.series_id.is_(None) | (m.RulebookEdition.series_id == series))
+    ).all()
     if rows:
         newest = max(rows, key=lambda r: int(r.edition) if r.edition.isdigit() else 0)
         if newest.cases:
@@ -343,17 +399,30 @@ def as_edition(text: str, *, number: str, decided: dt.date, in_force_from: dt.da
 
 
 def editions(session: Session, rulebook_id: str) -> list[EditionView]:
-    """Every edition of a rulebook, oldest first: bundled files and stored ones."""
+    """Every edition of a rulebook, by number: bundled files, the shared stored ones and each
+    series' own (named by its series, as that series sees its days in force)."""
     sync(session)
     if rulebook_id not in loader.bundled_ids():
         raise LedgerError("rulebook.unknown", field="rulebook", rulebook=rulebook_id)
     rows = {r.edition: r for r in session.scalars(select(m.RulebookEdition).where(
         m.RulebookEdition.rulebook == rulebook_id))}
+    names = dict(session.execute(select(m.Series.id, m.Series.name).where(
+        m.Series.id.in_({r.series_id for r in rows.values() if r.series_id is not None}))
+    ).tuples().all())
+    seen: dict[str, eds.EditionInfo] = {}
+    for scope in [None, *sorted(names)]:
+        try:
+            history = eds.history(rulebook_id, scope)
+        except SudyaError:
+            continue  # only series' own editions, and none shared
+        for e in history:
+            seen.setdefault(e.id, e)
     out: list[EditionView] = []
-    for e in eds.history(rulebook_id):
-        row = rows.get(e.id)
+    for number in sorted(seen, key=lambda n: int(n) if n.isdigit() else 0):
+        e, row = seen[number], rows.get(number)
         if row is not None:
-            out.append(_stored_view(row, until=e.in_force_until))
+            out.append(_stored_view(row, until=e.in_force_until,
+                                    series=names.get(row.series_id or 0)))
             continue
         summary = e.summary.get("ru") if e.summary else ""
         out.append(EditionView(
@@ -364,14 +433,15 @@ def editions(session: Session, rulebook_id: str) -> list[EditionView]:
     return out
 
 
-def _stored_view(row: m.RulebookEdition, until: dt.date | None = None) -> EditionView:
+def _stored_view(row: m.RulebookEdition, until: dt.date | None = None,
+                 series: str | None = None) -> EditionView:
     at = row.created_at
     return EditionView(rulebook=row.rulebook, edition=row.edition, stored=True,
                        decided=at.date() if at is not None else None,
                        in_force_from=row.in_force_from,
                        from_next_tournament=row.in_force_from is None, in_force_until=until,
                        summary=row.summary, sha256=row.sha256, published_by=row.created_by,
-                       published_at=at)
+                       published_at=at, series=series)
 
 
 def text_of(session: Session, rulebook_id: str, edition: str) -> str:

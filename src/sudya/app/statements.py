@@ -16,7 +16,6 @@ their own name — about an event of a tournament they play in.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -38,15 +37,12 @@ __all__ = ["add_statement", "statements_of", "dq_events", "dq_event", "permissio
            "visible", "Permission", "STATEMENT_ROLES"]
 
 
-def _aware(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-
 
 def _view(row: m.Statement, event: str) -> StatementView:
     return StatementView(id=row.id, event=event, role=cast(StatementRole, row.role),
                          author=row.author, text=row.text, rule_cited=row.rule_cited,
                          decision=row.decision, written_by=row.created_by,
-                         written_at=_aware(row.created_at))
+                         written_at=m.aware(row.created_at))
 
 
 @dataclass(frozen=True)
@@ -88,7 +84,7 @@ def _dqs(s: Session, tournament: int, event: str | None = None) -> list[_Dq]:
             continue
         e = found.setdefault(row.id, {
             "event": row.ext_id, "seq": row.seq, "infraction": row.infraction,
-            "round": row.round, "judge": row.judge, "at": _aware(row.created_at),
+            "round": row.round, "judge": row.judge, "at": m.aware(row.created_at),
             "subjects": [], "kinds": [], "status": status, "revoked": True})
         if row.subject not in e["subjects"]:
             e["subjects"].append(row.subject)

@@ -716,6 +716,14 @@ class RulebookCheckView(View):
         return self.loads and not self.errors and all(c.passed for c in self.cases)
 
 
+class SeriesChoiceView(View):
+    """A series one may publish a rulebook edition for (the editor's choice)."""
+
+    id: int
+    name: str
+    rulebook: str
+
+
 class EditionView(View):
     """One edition of a rulebook: kept in the ledger (`stored`) or shipped as a file."""
 
@@ -733,3 +741,6 @@ class EditionView(View):
     sha256: str | None = None
     published_by: str | None = None
     published_at: dt.datetime | None = None
+    series: str | None = Field(default=None, description="The series it was published for: "
+                               "in force only in that series' tournaments (null: in every "
+                               "series).")

@@ -852,13 +852,16 @@ class VerifyLedger(Setup):
 
 
 class PublishRulebook(Setup):
-    """A rulebook edition published into the ledger, in force from a date (or the next
-    tournament), after its cases pass."""
+    """A rulebook edition published into the ledger for a series (by id or name; or the
+    series of the tournament it is sent in), in force in that series' tournaments from a date
+    (or the next tournament), after its cases pass. Only the administrator publishes without
+    a series, and never a bundled rulebook: that one is never changed for everyone."""
 
     text: Annotated[str, Strict(), Field(max_length=2_000_000)]
     in_force_from: Day | None = None
     summary: Note
     cases: dict[str, Any] | None = None
+    series: Annotated[int, Strict(), Field(ge=1)] | Name | None = None
 
 
 class Undo(Setup):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import (
     JSON,
@@ -39,6 +39,15 @@ class Base(DeclarativeBase):
 def now() -> dt.datetime:
     """The time rows are stamped with (UTC)."""
     return dt.datetime.now(dt.UTC)
+
+
+@overload
+def aware(value: dt.datetime) -> dt.datetime: ...
+@overload
+def aware(value: None) -> None: ...
+def aware(value: dt.datetime | None) -> dt.datetime | None:
+    """A stored time with its zone: SQLite keeps none, and its rows are UTC."""
+    return value if value is None or value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 class Audited:
@@ -276,8 +285,9 @@ __all__ = ["Base", "Series", "Tournament", "Person", "Team", "Entry", "Staff", "
 
 
 class RulebookEdition(Audited, Base):
-    """A published edition of an organiser's rulebook (services.rulebook_store): its YAML text
-    as published, never changed (append-only, its own triggers); a change is a new edition.
+    """A published edition of an organiser's rulebook (app.rulebook_store) for one series: its
+    YAML text as published, never changed (append-only, its own triggers); a change is a new
+    edition.
     `in_force_from`: the first day it is in force, or NULL for «со следующего турнира» (from
     the first tournament dated on or after the day it was published, `created_at`)."""
 
@@ -291,6 +301,9 @@ class RulebookEdition(Audited, Base):
     summary: Mapped[str] = mapped_column(String(2000), default="")
     # its own test cases as published: name -> [scenario YAML, expected JSON or error text]
     cases: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # the series it was published for, in force only in that series' tournaments (NULL: an
+    # edition published before editions had a series, shared as it was)
+    series_id: Mapped[int | None] = mapped_column(ForeignKey("series.id"), index=True)
     __table_args__ = (UniqueConstraint("rulebook", "edition"),)
 
 
@@ -436,3 +449,15 @@ class ServerSecret(Base):
     name: Mapped[str] = mapped_column(String(50), primary_key=True)
     value: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class LoginFailure(Base):
+    """Failed logins of one key (a username, an address), shared by every worker: the login
+    throttle's state (app.accounts.Throttle). An attempt is counted here before its password
+    is hashed; a success takes its count back."""
+
+    __tablename__ = "login_failure"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now,
+                                                 index=True)

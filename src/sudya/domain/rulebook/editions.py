@@ -129,12 +129,14 @@ class EditionInfo:
     summary: Text | None
 
 
-def history(ref: str) -> list[EditionInfo]:
-    """The editions of a rulebook id or file, oldest first. What each says of itself comes
-    from the newest edition's history where it has an entry (publishing an edition may close
-    the one before), else from its own file; an edition with no entry is `now`."""
+def history(ref: str, scope: int | None = None) -> list[EditionInfo]:
+    """The editions of a rulebook id or file, oldest first, as a series sees them (`scope`:
+    its own stored editions with the shared ones; None: the shared ones only). What each says
+    of itself comes from the newest edition's history where it has an entry (publishing an
+    edition may close the one before), else from its own file; an edition with no entry is
+    `now`."""
     files = files_of(ref)
-    stored = loader.stored_editions(ref)  # kept in the ledger: they win over files
+    stored = loader.stored_editions(ref, scope)  # kept in the ledger: they win over files
     if not files and not stored:
         book = loader.load(ref)  # refused with its own message when it is no rulebook
         files = {book.edition: Path(ref)}

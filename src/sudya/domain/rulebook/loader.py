@@ -11,7 +11,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import ruamel.yaml
 from pydantic import ValidationError
@@ -436,13 +436,22 @@ def bundled_ids() -> list[str]:
 # database. A stored edition wins over a file of the same number: the ledger ruled under it.
 _STORED: dict[str, dict[str, tuple[str, str]]] = {}
 _STORED_BOOKS: dict[str, Rulebook] = {}  # sha256 -> the loaded edition
+# (id, edition) -> the scope a stored edition was published for (an organiser's series: only
+# its tournaments see it); absent: every series (a bundled rulebook is never changed for all)
+_SCOPE: dict[tuple[str, str], int] = {}
 
 
-def register(rulebook_id: str, edition: str, text: str, sha256: str) -> None:
-    """Make a stored edition loadable by `load(rulebook_id, edition)` (checked: it must load)."""
+def register(rulebook_id: str, edition: str, text: str, sha256: str,
+             scope: int | None = None) -> None:
+    """Make a stored edition loadable by `load(rulebook_id, edition)` (checked: it must load),
+    seen as in force only within `scope` (a series) when one is given."""
     if sha256 not in _STORED_BOOKS:
         _STORED_BOOKS[sha256] = load_known(text, stored_name(rulebook_id, edition))
     _STORED.setdefault(rulebook_id, {})[edition] = (sha256, text)
+    if scope is None:
+        _SCOPE.pop((rulebook_id, edition), None)
+    else:
+        _SCOPE[(rulebook_id, edition)] = scope
 
 
 def keep_stored(present: set[tuple[str, str]]) -> None:
@@ -451,13 +460,23 @@ def keep_stored(present: set[tuple[str, str]]) -> None:
     for rid in list(_STORED):
         for number in [n for n in _STORED[rid] if (rid, n) not in present]:
             del _STORED[rid][number]
+            _SCOPE.pop((rid, number), None)
         if not _STORED[rid]:
             del _STORED[rid]
 
 
-def stored_editions(rulebook_id: str) -> dict[str, str]:
-    """Edition -> sha256 of the editions of a rulebook registered from the ledger."""
-    return {n: sha for n, (sha, _text) in _STORED.get(rulebook_id, {}).items()}
+def scope_of(rulebook_id: str, edition: str) -> int | None:
+    """The series a stored edition is for (None: a file, or a stored edition for every one)."""
+    return _SCOPE.get((rulebook_id, edition))
+
+
+def stored_editions(rulebook_id: str, scope: int | None | Literal["all"] = "all"
+                    ) -> dict[str, str]:
+    """Edition -> sha256 of the editions of a rulebook registered from the ledger: all of them,
+    or those seen within `scope` (a series' own and those for every series; None: only those
+    for every series)."""
+    return {n: sha for n, (sha, _text) in _STORED.get(rulebook_id, {}).items()
+            if scope == "all" or _SCOPE.get((rulebook_id, n)) in (None, scope)}
 
 
 def stored_text(rulebook_id: str, edition: str) -> str | None:
@@ -516,12 +535,17 @@ def _load_cached(path: str, mtime: float) -> Rulebook:
 
 
 def load(ref: str, edition: str | None = None) -> Rulebook:
-    """A bundled rulebook by id (newest edition unless one is named), or a file path."""
+    """A bundled rulebook by id (newest edition unless one is named: never one published for
+    a series alone), or a file path."""
     files = edition_files(ref)
     stored = _STORED.get(ref)
     if stored:
         if edition is None:
-            edition = max({*files, *stored}, key=int)
+            shared = {*files, *stored_editions(ref, None)}
+            if not shared:
+                raise RulebookError(f"rulebook {ref!r}: every edition is a series' own; name "
+                                    f"one (editions: {', '.join(editions_of(ref))})")
+            edition = max(shared, key=int)
         if edition in stored:
             return _STORED_BOOKS[stored[edition][0]]
         if edition not in files:

@@ -23,6 +23,14 @@ FromOpt = Annotated[str, typer.Option(
     "--from", help="the first day in force (ISO date), or next-tournament (default): from "
                    "the first tournament dated on or after today")]
 SummaryOpt = Annotated[str | None, typer.Option(help="what changed in this edition")]
+SeriesOpt = Annotated[str | None, typer.Option(
+    "--series", "-s", help="the series the edition is for (its name or id): in force in its "
+                           "tournaments only; a bundled rulebook is never changed for all")]
+
+
+def _series(value: str | None) -> int | str | None:
+    """A series named by its id or its name."""
+    return int(value) if value is not None and value.isdigit() else value
 
 
 def _start(text: str) -> dt.date | None:
@@ -68,17 +76,19 @@ def rulebook_import(
     file: Annotated[Path, typer.Argument(help="a rulebook YAML file")],
     start: FromOpt = "next-tournament",
     summary: SummaryOpt = None,
+    series: SeriesOpt = None,
     db: Db = None,
     by: By = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Импорт регламента в журнал. Publish a rulebook file into the ledger as the next edition
-    of its id, after the checks (it loads, lints without errors, passes its cases: FILE.cases/,
-    else the previous edition's)."""
+    of its id for a --series, after the checks (it loads, lints without errors, passes its
+    cases: FILE.cases/, else the series' previous edition's)."""
     from sudya.domain.commands import PublishRulebook
 
     cmd = build(PublishRulebook, text=_file_text(file, "FILE"), in_force_from=_start(start),
-                summary=summary or f"imported from {file.name}", cases=_cases_beside(file))
+                summary=summary or f"imported from {file.name}", cases=_cases_beside(file),
+                series=_series(series))
     who = actor(by, db)
     with opened(db) as sudya:
         view = send(sudya, cmd, who)
@@ -95,13 +105,15 @@ def rulebook_publish(
     tournament: Annotated[int | None, typer.Option(
         "--tournament", "-t", help="the tournament of --decision")] = None,
     summary: SummaryOpt = None,
+    series: SeriesOpt = None,
     db: Db = None,
     by: By = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Опубликовать следующую редакцию. Publish the next edition of a rulebook into the ledger:
-    from --file, or the precedent of a college --decision (003, in force from the next
-    tournament); refused unless it passes the checks. A published edition never changes."""
+    """Опубликовать следующую редакцию. Publish the next edition of a rulebook into the ledger
+    for a series: from --file (for --series), or the precedent of a college --decision (003,
+    in force from the next tournament; for the tournament's series); refused unless it passes
+    the checks. A published edition never changes."""
     from sudya.app import rulebook_store as store
     from sudya.domain.commands import PublishRulebook
 
@@ -126,9 +138,9 @@ def rulebook_publish(
         if not summary:
             raise UsageError("--summary: say what changed in this edition")
         cmd = build(PublishRulebook, text=text, in_force_from=_start(start), summary=summary,
-                    cases=cases)
-        # a college decision's precedent is published in its tournament's scope (its head
-        # judge may); a file, by an organiser of some tournament
+                    cases=cases, series=_series(series) if file is not None else None)
+        # a college decision's precedent is published for its tournament's series (its head
+        # judge may); a file, for the --series its organiser names
         view = send(sudya, cmd, who, tournament if file is None else None)
     _published(view, as_json)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -40,6 +41,7 @@ STATUS = {"key.reused": 409, "ledger.busy": 503, "replay.too-many-events": 413,
 # how long a refused write is told to wait (Retry-After): the queue it met was stuck for the
 # whole write timeout, so at once would only join the end of it again
 BUSY_RETRY_AFTER = 5
+CODE = re.compile(r"[a-z][a-z0-9_.-]{0,99}")  # a message code (an old message is its text)
 
 
 def templates(assets: Assets | None = None) -> Jinja2Blocks:
@@ -124,7 +126,11 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
         retry_after = getattr(exc, "retry_after", None)
         if exc.code == "ledger.busy":
             retry_after = BUSY_RETRY_AFTER
-        headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+        # the code of a refusal, for a script to tell "fetch a fresh token" (csrf.expired)
+        # from a refusal of what it sent (static/outbox.js): never the text parsed back
+        headers = {"Sudya-Code": exc.code} if CODE.fullmatch(exc.code) else {}
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": [{"loc": ["body", *field.split(".")] if field
                                              else ["body"], "msg": str(exc),

@@ -83,6 +83,12 @@ class Ctx:
         return self.app.read
 
     @property
+    def app_secret(self) -> str:
+        """The secret every worker signs tokens with (app.secret)."""
+        secret: str = self.request.app.state.secret
+        return secret
+
+    @property
     def csrf(self) -> str:
         return csrf_token(self.request.app.state.secret, self.token) if self.token else ""
 
@@ -92,8 +98,7 @@ class Ctx:
             return  # API clients with a bearer token are not exposed to CSRF
         given = given or self.request.headers.get("x-csrf-token")
         if not csrf_ok(self.request.app.state.secret, self.token, given):
-            raise AuthError(i18n.gettext("The form has expired; reload the page and try "
-                                         "again."), status=403)
+            raise AuthError("csrf.expired", status=403)
 
     def need_user(self) -> UserView:
         if self.user is None:

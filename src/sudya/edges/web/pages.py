@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
-from sudya.app.accounts import AuthError, readable_record, staff_series
+from sudya.app.accounts import (
+    AuthError,
+    csrf_ok,
+    csrf_token,
+    readable_record,
+    staff_series,
+)
 from sudya.app.appeals import requests as appeal_requests
 from sudya.app.appeals import waiting as appeals_waiting
 from sudya.app.clock import round_clock
@@ -51,28 +58,58 @@ def home(ctx: C) -> Response:
     return see_other("/tournaments")
 
 
+LOGIN_COOKIE = "sudya_login"  # the login form's own token (login CSRF), no session yet
+
+
+def _login_page(ctx: Ctx, request: Request, *, status: int = 200, next: str, username: str,
+                errors: dict[str, str]) -> Response:
+    """The login form, carrying a token bound to a cookie of the browser's own (a page of
+    another site cannot post it: it would sign the browser in as someone else)."""
+    seed = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(24)
+    page = ctx.render("login.html", status=status, next=_safe_next(next), errors=errors,
+                      username=username, login_csrf=csrf_token(ctx.app_secret, seed))
+    page.set_cookie(LOGIN_COOKIE, seed, httponly=True, samesite="lax", max_age=86400,
+                    secure=request.url.scheme == "https")
+    return page
+
+
 @router.get("/login")
-def login_form(ctx: C, next: str = "/tournaments") -> Response:
-    return ctx.render("login.html", next=_safe_next(next), errors={}, username="")
+def login_form(ctx: C, request: Request, next: str = "/tournaments") -> Response:
+    return _login_page(ctx, request, next=next, username="", errors={})
+
+
+@router.get("/session/csrf")
+def session_csrf(ctx: C) -> Response:
+    """The signed-in session's form token, for a page open since before a restart or a new
+    sign-in: the phone's outbox sends a kept ruling again with it (static/outbox.js)."""
+    if ctx.user is None:
+        return JSONResponse({"csrf": ""}, status_code=401, headers={"Cache-Control": "no-store"})
+    return JSONResponse({"csrf": ctx.csrf}, headers={"Cache-Control": "no-store"})
 
 
 @router.post("/login")
 def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = "",
                  password: Annotated[str, Form()] = "",
-                 next: Annotated[str, Form()] = "/tournaments") -> Response:
+                 next: Annotated[str, Form()] = "/tournaments",
+                 csrf: Annotated[str, Form()] = "") -> Response:
     address = request.client.host if request.client else "?"
+    if not csrf_ok(ctx.app_secret, request.cookies.get(LOGIN_COOKIE), csrf):
+        return _login_page(ctx, request, status=403, next=next, username=username,
+                           errors={"password": _("The form has expired; reload the page "
+                                                 "and try again.")})
     try:
         user, token = ctx.app.sign_in(username=username.strip(), password=password,
                                       throttle=request.app.state.throttle, address=address)
     except AuthError as exc:
         message = (i18n.error(exc) if exc.status == 429
                    else _("Wrong username or password."))
-        page = ctx.render("login.html", status=exc.status, next=_safe_next(next),
-                          errors={"password": message}, username=username)
+        page = _login_page(ctx, request, status=exc.status, next=next, username=username,
+                           errors={"password": message})
         if exc.retry_after is not None:
             page.headers["Retry-After"] = str(exc.retry_after)
         return page
     response = see_other(_safe_next(next))
+    response.delete_cookie(LOGIN_COOKIE)
     response.set_cookie(COOKIE, token, httponly=True, samesite="lax",
                         max_age=7 * 86400, secure=request.url.scheme == "https")
     if user.lang and "lang" not in request.cookies:

@@ -3,9 +3,10 @@ or from nothing — sees what is wrong beside its line as they type, its catalog
 the «было / стало» table against the edition in force, runs its test cases, and publishes.
 
 Who may: a user who organises some tournament (`accounts.manages_any`): the organisers
-choose the regulations their tournaments run under. Publishing goes through
-`services.rulebook_store.publish`, only when the draft loads, lint finds no error and every
-case passes; a published edition is never changed, only followed by another.
+choose the regulations their tournaments run under. Publishing goes through the core
+(`PublishRulebook`, app.rulebook_store.publish), for one series the organiser organises — in
+force in its tournaments only, never for everyone — only when the draft loads, lint finds no
+error and every case passes; a published edition is never changed, only followed by another.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from fastapi.responses import Response
 from starlette.datastructures import FormData, UploadFile
 
 from sudya.app import rulebook_store
-from sudya.app.access import Standing
+from sudya.app.access import Standing, organised_series
 from sudya.app.accounts import AuthError, manages_any
 from sudya.app.rulebook_cases import DraftCase, Outcome, folder, run_draft
 from sudya.domain.commands import PublishRulebook
@@ -66,6 +67,7 @@ class Draft:
     summary: str = ""
     next_tournament: bool = False  # in force from the next tournament (a precedent's way)
     tournament: str = ""  # the tournament whose college decision the precedent comes from
+    series: str = ""  # the series the edition is for (its id; a precedent's: its tournament's)
 
 
 def _bundled_cases(rid: str) -> list[DraftCase]:
@@ -118,7 +120,8 @@ def _read(form: FormData) -> tuple[FormData, Draft]:
                   in_force_from=str(form.get("in_force_from", "")).strip(),
                   summary=str(form.get("summary", "")).strip(),
                   next_tournament=form.get("next_tournament") == "1",
-                  tournament=str(form.get("tournament", "")).strip())
+                  tournament=str(form.get("tournament", "")).strip(),
+                  series=str(form.get("series", "")).strip())
     return form, draft
 
 
@@ -195,12 +198,13 @@ def _run_cases(draft: Draft, checked: drafts.DraftCheck) -> list[Outcome] | None
 
 
 def _page(ctx: Ctx, draft: Draft, *, status: int = 200, block: str | None = None,
-          outcomes: list[Outcome] | None = None, refused: list[str] | None = None
-          ) -> Response:
+          outcomes: list[Outcome] | None = None, refused: list[str] | None = None,
+          errors: dict[str, str] | None = None) -> Response:
     return ctx.render(
         "rulebook_editor.html", status=status, block=block, draft=draft,
         report=_report(ctx, draft), cases=_case_views(outcomes), refused=refused or [],
-        bundled=loader.bundled_ids(),
+        errors=errors or {}, bundled=loader.bundled_ids(),
+        series=[] if draft.tournament else ctx.read(organised_series, ctx.actor()),
         today=dt.date.today().isoformat())
 
 
@@ -285,17 +289,22 @@ def publish(ctx: C, request: Request, posted: forms.Posted) -> Response:
         reasons.append(_("In force from: a date YYYY-MM-DD."))
     if not draft.summary:
         reasons.append(_("Say in a line what the edition changes."))
+    series = forms.whole_number(draft.series)
     if reasons:
         return _page(ctx, draft, status=422, outcomes=outcomes, refused=reasons)
     try:  # the core refuses one who may not publish (organisers; the head judge for the
         # precedent of their tournament's college)
         view = ctx.app.handle(views.command(
             PublishRulebook, text=draft.text, in_force_from=in_force, summary=draft.summary,
-            cases={c.name: (c.scenario, c.expected) for c in draft.cases}),
+            cases={c.name: (c.scenario, c.expected) for c in draft.cases},
+            series=None if draft.tournament else series),
             actor, forms.whole_number(draft.tournament))
     except AuthError:
         raise
     except SudyaError as exc:
+        if exc.field == "series":  # beside the series' choice
+            return _page(ctx, draft, status=422, outcomes=outcomes,
+                         errors={"series": i18n.error(exc)})
         return _page(ctx, draft, status=422, outcomes=outcomes,
                      refused=[i18n.error(exc)])
     book = checked.book

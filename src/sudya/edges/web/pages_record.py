@@ -204,7 +204,9 @@ def record_confirm(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
             return _render(ctx, request, data, 422)
         errors["preview"] = i18n.error(SudyaError("preview.changed", field="preview_token"),
                                        book)
-        return _render(ctx, request, data, 422)
+        page = _render(ctx, request, data, 422)
+        page.headers["Sudya-Code"] = "preview.changed"  # the phone's outbox previews anew
+        return page
     try:
         done = ctx.app.handle(cmd, ctx.actor(), tid, key=key)
     except LedgerError as exc:

@@ -8,7 +8,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import Response
 
+from sudya.app import rulebook_store
 from sudya.app.accounts import AuthError, manages_any
+from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.describe import explain, note_text, outcome_text, special_rules
 from sudya.domain.rulebook.lint import lint_book
@@ -42,10 +44,12 @@ def rulebooks(ctx: C) -> Response:
 @router.get("/rulebooks/{rid}")
 def rulebook(ctx: C, rid: str, level: str | None = None,
              edition: str | None = None) -> Response:
-    if rid not in loader.bundled_ids():
-        raise AuthError(_("No such rulebook."), status=404)
-    editions = sorted(loader.edition_files(rid))
-    book = loader.load(rid, edition if edition in editions else None)
+    try:  # bundled and stored editions, each series' own named by its series
+        editions = ctx.read(rulebook_store.editions, rid)
+    except SudyaError:
+        raise AuthError(_("No such rulebook."), status=404) from None
+    numbers = {e.edition for e in editions}
+    book = loader.load(rid, edition if edition in numbers else None)
     lang = i18n.current_lang.get()
     levels = [{"id": lv.id, "name": i18n.text(lv.name)} for lv in book.levels]
     current = level if level in book.level_ids() else (levels[0]["id"] if levels else None)

@@ -7,7 +7,9 @@
 // that did get through before the connection broke is answered with the first answer, never
 // recorded twice. The page shows «не отправлено: N», then each server answer: what it recorded
 // (GET /t/ID/answer/EVENT), beside what the phone showed before the confirm (the answer may
-// differ: another judge may have recorded meanwhile), or why it refused. Any other failed
+// differ: another judge may have recorded meanwhile), or why it refused: only a refusal of the
+// ruling itself ends an entry — a refused form token (a new sign-in, a new secret) is fetched
+// anew (/session/csrf), a refused preview token asked for again, and the same key sent again. Any other failed
 // confirm (a server error) says so and keeps the form. The texts come from #outbox's data-
 // attributes (templates/_offline.html), so they are in the page's language.
 (function () {
@@ -301,9 +303,57 @@
     timer = window.setTimeout(flush, ms);
   }
 
-  function send(entry) {
+  // the session's form token now (the page's may be older than a new sign-in): null when
+  // signed out, undefined when the server is out of reach
+  function freshToken() {
+    return fetch("/session/csrf", { credentials: "same-origin", cache: "no-store" })
+      .then(function (r) {
+        if (r.status === 401) {
+          return null;
+        }
+        return r.ok ? r.json().then(function (data) {
+          var headers = JSON.stringify({ "X-CSRF-Token": data.csrf });
+          document.body.setAttribute("hx-headers", headers); // the page's own forms too
+          return data.csrf;
+        }) : undefined;
+      }, function () { return undefined; });
+  }
+
+  function signInFirst(entry) {
+    entry.signIn = true; // signed out meanwhile: kept until this user signs in again
+    return keep(entry).then(function () { return "wait"; });
+  }
+
+  // the preview token of the kept fields now (the server's secret may have changed since the
+  // preview): the same fields previewed again; undefined when no token comes back
+  function freshPreview(entry, token) {
     var body = new URLSearchParams();
-    var token = csrf();
+    entry.fields.forEach(function (pair) {
+      if (pair[0] !== "preview_token") {
+        body.append(pair[0], pair[0] === "csrf" ? token : pair[1]);
+      }
+    });
+    return fetch(entry.url.replace(/\/confirm$/, "/preview"), {
+      method: "POST", body: body, credentials: "same-origin",
+      headers: { "HX-Request": "true", "X-CSRF-Token": token }
+    }).then(function (r) {
+      return r.ok ? r.text() : "";
+    }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var field = doc.querySelector("[name=preview_token]");
+      return field && field.value ? field.value : undefined;
+    }, function () { return undefined; });
+  }
+
+  // a kept ruling sent again, as the same form with the same idempotency key. What the
+  // server refuses of the form rather than of the ruling is mended once each and the send
+  // repeated — never a reason to drop the ruling: a refused form token (csrf.expired: the page
+  // is older than a new sign-in, or the server's secret changed) is fetched anew, a preview
+  // token no longer valid (preview.changed, for the very fields previewed) is asked for again
+  function send(entry, token, mended) {
+    var body = new URLSearchParams();
+    mended = mended || {};
+    token = token || csrf();
     entry.fields.forEach(function (pair) {
       body.append(pair[0], pair[0] === "csrf" && token ? token : pair[1]);
     });
@@ -312,8 +362,32 @@
       headers: { "HX-Request": "true", "X-CSRF-Token": token }
     }).then(function (r) {
       if (r.redirected && new URL(r.url).pathname === "/login") {
-        entry.signIn = true; // signed out meanwhile: kept until this user signs in again
-        return keep(entry).then(function () { return "wait"; });
+        return signInFirst(entry);
+      }
+      var code = r.headers.get("Sudya-Code");
+      if (r.status === 403 && code === "csrf.expired") {
+        if (mended.csrf) {
+          return "retry";
+        }
+        mended.csrf = true;
+        return freshToken().then(function (fresh) {
+          if (fresh === null) {
+            return signInFirst(entry);
+          }
+          return fresh ? send(entry, fresh, mended) : "retry";
+        });
+      }
+      if (r.status === 422 && code === "preview.changed" && !mended.preview) {
+        mended.preview = true;
+        return freshPreview(entry, token).then(function (preview) {
+          if (!preview) {
+            return "retry";
+          }
+          entry.fields = entry.fields.map(function (pair) {
+            return pair[0] === "preview_token" ? [pair[0], preview] : pair;
+          });
+          return keep(entry).then(function () { return send(entry, token, mended); });
+        });
       }
       if (r.ok) {
         var where = r.headers.get("HX-Redirect") || r.url || "";

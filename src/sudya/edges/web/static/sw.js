@@ -3,7 +3,7 @@
 // Network first — what the server says now wins — with the last copy as the fallback when the
 // network fails or is slower than NETWORK_WAIT. Only GETs of this origin that answered 200;
 // never the event stream, never a write (a confirmed infraction goes to the page's outbox,
-// static/outbox.js), never the login or the other API answers.
+// static/outbox.js), never the login, the session's token or the other API answers.
 "use strict";
 
 var CACHE = "sudya-v1";
@@ -34,7 +34,8 @@ function kept(url) {
   if (/^\/t\/\d+\/record/.test(path) && url.searchParams.has("infraction")) {
     return false;
   }
-  return path !== "/sw.js" && path !== "/login" && path !== "/logout";
+  return path !== "/sw.js" && path !== "/login" && path !== "/logout" &&
+    path !== "/session/csrf";
 }
 
 // an htmx request for a part of a page is kept apart from the whole page at the same URL
