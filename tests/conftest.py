@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+
+# the argon2 cost of the passwords in every test and every server a test starts: next to
+# none (app.accounts._password_hasher), set before any test imports the application
+os.environ.setdefault("SUDYA_PASSWORD_COST", "test")
 
 import pytest
 

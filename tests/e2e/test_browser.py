@@ -260,8 +260,8 @@ def test_junior_judge_is_refused(signed_in: SignedIn, server: Server) -> None:
     response = page.goto(f"/t/{WARGAME}/record?player=ivan")
     assert response is not None and response.status == 403
     expect(page.get_by_role("alert")).to_contain_text("Невозможно")
-    expect(page.get_by_role("alert")).to_contain_text(
-        "Ваша роль не позволяет выносить решения и наказания в этом турнире.")
+    expect(page.get_by_role("alert")).to_contain_text(  # the core's refusal, in Russian
+        "ваша роль не даёт выносить решения в турнире «Лига, тур 3»")
     expect(page.get_by_role("button", name="Предпросмотр решения")).to_have_count(0)
     shot(page, "05-junior-judge-refused")
 

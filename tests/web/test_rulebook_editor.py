@@ -144,9 +144,10 @@ def test_a_bundled_rulebook_is_published_only_for_a_series_of_the_organisers(
     says so."""
     c, csrf = _editor(signed_in)
     page = c.get("/rulebooks/editor?from=berserk").text
-    found = re.search(r'<option value="(\d+)">Кубок «Берсерк» \(berserk\)</option>',
+    found = re.search(r'<option value="(\d+)"( selected)?>Кубок «Берсерк» \(berserk\)</option>',
                       html.unescape(page))
     assert found is not None, page.split('id="series"')[1][:600]
+    assert found.group(2)  # the organiser's one berserk series, chosen for them
     data = {"text": HARSH, "csrf": csrf, "summary": "Замедление — дисквалификация",
             "in_force_from": "2027-01-01"}
     r = c.post("/rulebooks/editor/publish", data=data)

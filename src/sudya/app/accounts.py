@@ -8,6 +8,7 @@ import datetime as dt
 import hashlib
 import hmac
 import math
+import os
 import secrets
 import threading
 import time
@@ -52,7 +53,18 @@ from sudya.domain.rulebook.schema import Rulebook
 
 SESSION_DAYS = 7
 EXTRA_ROLES = ("organiser", "scorekeeper", "player")
-_hasher = PasswordHash((Argon2Hasher(),))
+
+
+def _password_hasher(cost: str) -> PasswordHash:
+    """argon2 at its standard cost (tens of milliseconds a password, 64 MiB); `test`
+    (SUDYA_PASSWORD_COST=test, which the test suite sets: never on a server) the same kind of
+    hash at next to no cost, so a suite that signs in thousands of times stays fast."""
+    if cost == "test":
+        return PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+    return PasswordHash((Argon2Hasher(),))
+
+
+_hasher = _password_hasher(os.environ.get("SUDYA_PASSWORD_COST", "standard"))
 
 
 class AuthError(SudyaError):

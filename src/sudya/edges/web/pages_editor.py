@@ -221,6 +221,10 @@ def editor(ctx: C, start: Annotated[str, Query(alias="from")] = "") -> Response:
         draft.text = text
         if rid in loader.bundled_ids():
             draft.cases = _bundled_cases(rid)
+        # the one series of the organiser's judged by this rulebook, chosen for them
+        judged_by = [s for s in ctx.read(organised_series, ctx.actor()) if s.rulebook == rid]
+        if len(judged_by) == 1:
+            draft.series = str(judged_by[0].id)
     return _page(ctx, draft)
 
 
