@@ -76,6 +76,15 @@ def wait_controlled(page: Page) -> None:
     run on 2 busy cores); a failure says what the registration's workers were doing."""
     try:
         wait_until(page, CONTROLLED)
+        return
+    except AssertionError:
+        pass
+    # activated while this page's own navigation was under way: `clients.claim()` may miss
+    # a client that did not exist yet, and the page stays uncontrolled until it loads again
+    # (the judge's next page is controlled); so once more, after a reload
+    page.reload()
+    try:
+        wait_until(page, CONTROLLED, 10_000)
     except AssertionError as exc:
         raise AssertionError(f"{exc}; installing, waiting, active: "
                              f"{page.evaluate(SW_STATES)}") from None

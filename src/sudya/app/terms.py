@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import and_, exists, select
+from sqlalchemy import bindparam, exists, select
 from sqlalchemy.orm import Session
 
 from sudya.adapters.db import models as m
@@ -44,27 +44,36 @@ def check_elsewhere(s: Session, series_id: int, book: Rulebook, cmd: commands.Co
             raise refusal
 
 
+# built once (a statement keeps its compiled form's cache key: each ruling only binds its
+# values): a term-bearing sanction of the handle in another series of the rulebook
+_GIVEN = (
+    select(m.Ruling.series_id, m.Ruling.event_ext_id, m.Ruling.details, m.SanctionRow.kind,
+           m.Tournament.date)
+    .join(m.Ruling, m.Ruling.id == m.SanctionRow.ruling_id)
+    .join(m.Series, m.Series.id == m.Ruling.series_id)
+    .join(m.Tournament, m.Tournament.id == m.Ruling.tournament_id)
+    .where(m.SanctionRow.subject == bindparam("handle"),
+           m.SanctionRow.kind.in_(bindparam("kinds", expanding=True)),
+           m.Ruling.series_id != bindparam("series"), m.Series.rulebook == bindparam("book"),
+           ~exists().where(m.Revocation.sanction_id == m.SanctionRow.id)))
+_DECIDED = (select(m.Ruling.notes)
+            .where(m.Ruling.series_id == bindparam("series"),
+                   m.Ruling.resolves == bindparam("event"), m.Ruling.cause == "decision")
+            .order_by(m.Ruling.position))
+
+
 def running(s: Session, series_id: int, rulebook: str, kinds: dict[str, str], handle: str,
             day: dt.date, field: str) -> RuleError | None:
     """The refusal for `handle` if a term given in another series still runs on `day`."""
-    revoked = exists().where(m.Revocation.sanction_id == m.SanctionRow.id)
-    rows = s.execute(
-        select(m.Ruling.series_id, m.Ruling.event_ext_id, m.Ruling.details,
-               m.SanctionRow.kind, m.Tournament.date)
-        .join(m.Ruling, m.Ruling.id == m.SanctionRow.ruling_id)
-        .join(m.Series, m.Series.id == m.Ruling.series_id)
-        .join(m.Tournament, m.Tournament.id == m.Ruling.tournament_id)
-        .where(m.SanctionRow.subject == handle, m.SanctionRow.kind.in_(list(kinds)),
-               m.Ruling.series_id != series_id, m.Series.rulebook == rulebook,
-               ~revoked)).all()
+    rows = s.execute(_GIVEN, {"handle": handle, "kinds": list(kinds), "series": series_id,
+                              "book": rulebook}).all()
     for row in rows:
         if row.date > day:
             continue  # given after this tournament: it is no earlier tournament
         until: Any = (row.details or {}).get(kinds[row.kind])
         lifted = False
-        for notes in s.scalars(select(m.Ruling.notes).where(and_(
-                m.Ruling.series_id == row.series_id, m.Ruling.resolves == row.event_ext_id,
-                m.Ruling.cause == "decision")).order_by(m.Ruling.position)):
+        for notes in s.scalars(_DECIDED, {"series": row.series_id,
+                                          "event": row.event_ext_id}):
             for n in notes or []:
                 if n.get("code") == TERM_LIFTED:
                     lifted = True

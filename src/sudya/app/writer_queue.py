@@ -4,8 +4,9 @@ together, in one transaction (group commit), and each is answered after that com
 A judge's record waits as a future (a thread blocked on it, or a coroutine awaiting it:
 neither holds a connection), not for the series' lock. The series' writer thread takes
 everything queued so far, in arrival order, takes the series' turn and one writing
-transaction, stores each write under a savepoint of its own (a refused write is rolled back
-alone and answered with its refusal; the others stay), commits once — one fsync for the whole
+transaction, runs each write — a job that keeps its rows under a savepoint of its own
+(Ledger._store), so a refused write is rolled back alone and answered with its refusal while
+the others stay — commits once — one fsync for the whole
 batch — and answers every future. So a busy series costs one durable commit per batch, not one
 per ruling, and the answers still come only once what they say is on disk. A write that
 waited longer than the write timeout before its batch began is refused as busy (nothing
@@ -31,6 +32,8 @@ from sudya.app.common import LedgerError
 BATCH = 64  # writes in one transaction at most: a batch's answers wait for all of it
 IDLE = 5.0  # seconds a writer thread waits for work before it ends
 
+# a write of the batch: it keeps its rows under a savepoint of its own and rolls that back
+# when it raises, so the batch's transaction goes on without it
 Job = Callable[[Session], Any]
 
 
@@ -111,9 +114,8 @@ class SeriesQueue:
         try:
             with self._writing() as s:
                 for w in ready:
-                    try:
-                        with s.begin_nested():
-                            answers.append((w, True, w.job(s)))
+                    try:  # (the job's own savepoint: a second one here costs two statements)
+                        answers.append((w, True, w.job(s)))
                     except Exception as exc:  # this write alone is refused: the rest stay
                         answers.append((w, False, exc))
         except BaseException as exc:  # the batch did not commit: nothing of it is stored
