@@ -538,8 +538,8 @@ def test_without_by_the_writer_is_the_owner_of_the_database_file(two: Two,
     before = snapshot(url)
     refused_field(run(tmp_path, "record", SLOW, "-t", two.a, "--player", "alice", "--db", url),
                   "--by", "uid 4242", "--by NAME")
-    refused_field(run(tmp_path, "user", "add", "zoe", "--password", "password-zoe", "--db",
-                      url), "--by")
+    refused_field(run(tmp_path, "user", "add", "zoe", "--db", url,
+                      env={"SUDYA_NEW_PASSWORD": "password-zoe"}), "--by")
     assert snapshot(url) == before
     run(tmp_path, "record", SLOW, "-t", two.a, "--player", "alice", "--by", "oleg", "--db",
         url).ok()

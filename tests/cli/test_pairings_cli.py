@@ -34,8 +34,8 @@ def test_pairings_import(tmp_path: Path) -> None:
               *db).ok().stdout.strip()
     for handle in ("alice", "bob", "carol", "dan"):
         run(tmp_path, "player", "add", handle, "-t", cup, *db).ok()
-    run(tmp_path, "user", "add", "scorer", "--password", "password-scorer", "--role",
-        f"{cup}:scorekeeper", *db).ok()
+    run(tmp_path, "user", "add", "scorer", "--role", f"{cup}:scorekeeper", *db,
+        env={"SUDYA_NEW_PASSWORD": "password-scorer"}).ok()
     owner = getpass.getuser()  # who writes without --by: the owner of the database file
 
     good = tmp_path / "round1.csv"

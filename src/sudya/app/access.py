@@ -32,7 +32,8 @@ from sudya.domain.rulebook.schema import Rulebook
 # the database (the CLI's administration, or the first organiser), or `organise`: an
 # organiser of the tournament's series (or the owner)
 Permission = Literal["owner", "organise", "manage", "rule", "decide", "hear-appeals",
-                     "results", "pairings", "report", "member", "audit", "publish"]
+                     "results", "pairings", "report", "member", "audit", "publish",
+                     "start-series"]
 
 PERMISSION: dict[type[Any], Permission] = {
     c.RecordInfraction: "rule",
@@ -41,7 +42,7 @@ PERMISSION: dict[type[Any], Permission] = {
     c.Decide: "decide",
     c.Correct: "decide",
     c.RecordResult: "results",
-    c.CreateSeries: "owner",
+    c.CreateSeries: "start-series",  # the owner, or an account allowed (AllowSeries)
     c.CreateTournament: "organise",
     c.AddPlayer: "manage",
     c.AddTeam: "manage",
@@ -60,6 +61,10 @@ PERMISSION: dict[type[Any], Permission] = {
     c.VerifyLedger: "audit",  # the head judge or the organiser
     c.PublishRulebook: "publish",  # an organiser of some tournament
     c.Undo: "rule",
+    c.InviteUser: "manage",
+    c.RemoveRole: "manage",
+    c.ResetPassword: "manage",  # and only an account of the organiser's own events
+    c.AllowSeries: "owner",
 }
 
 
@@ -122,7 +127,7 @@ class Standing:
     def can(self, permission: Permission) -> bool:
         if self.owner:
             return True
-        if permission in ("owner", "organise", "publish"):
+        if permission in ("owner", "organise", "publish", "start-series"):
             return False  # (organisers are asked by `organises_series`, `organises_any`)
         if permission == "member":
             return bool(self.roles.names)
@@ -173,7 +178,8 @@ WHAT = {"owner": "access.owner-only", "organise": "access.organise",
         "manage": "access.manage", "rule": "access.rule", "decide": "access.decide",
         "hear-appeals": "access.hear-appeals", "results": "access.results",
         "pairings": "access.pairings", "report": "access.report", "member": "access.member",
-        "audit": "access.audit", "publish": "access.publish"}
+        "audit": "access.audit", "publish": "access.publish",
+        "start-series": "access.start-series"}
 
 
 def refuse(actor: Actor, permission: Permission, where: str = "") -> Refused:

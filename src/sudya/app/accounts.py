@@ -25,6 +25,7 @@ from sqlalchemy import (
     Table,
     bindparam,
     delete,
+    func,
     literal,
     select,
     true,
@@ -46,7 +47,8 @@ from sudya.app.queries import (
     tournament_view,
 )
 from sudya.app.readback import plain_rows
-from sudya.app.views import TournamentView, UserView
+from sudya.app.views import AccountView, PasswordCodeView, TournamentView, UserView
+from sudya.domain import handles
 from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.schema import Rulebook
@@ -85,17 +87,178 @@ def hash_password(password: str) -> str:
 def create_user(s: Session, *, username: str, password: str, display_name: str | None = None,
                 person: str | None = None) -> m.User:
     """A new account (argon2 hash); `person` links a player to their own record."""
-    if not username.strip():
-        raise AuthError("username: required", status=422, field="username")
+    username = handles.normal(username)  # a judge's username is their staff-list handle
+    wrong = handles.problem(username)
+    if wrong is not None:
+        raise AuthError(wrong, status=422, field="username", handle=username)
     if len(password) < 8:
-        raise AuthError("password: at least 8 characters", status=422, field="password")
+        raise AuthError("user.password-short", status=422, field="password", least=8)
     if s.scalar(select(m.User.id).where(m.User.username == username)) is not None:
-        raise AuthError(f"username: {username!r} is taken", status=422, field="username")
+        raise AuthError("user.taken", status=422, field="username", username=username)
     user = m.User(username=username, password_hash=hash_password(password),
                   display_name=display_name or username, person_handle=person)
     s.add(user)
     s.flush()
     return user
+
+
+# ---------------------------------------------------------------------- one-time codes
+CODE_DAYS = 7  # an invitation or a reset is good for a week, once
+_CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud at a venue
+
+
+def _code_digest(code: str) -> str:
+    """What is kept of a code: the hash of its letters (spaces, dashes, case ignored)."""
+    plain = "".join(ch for ch in code.upper() if ch.isalnum())
+    return hashlib.sha256(f"sudya password code\n{plain}".encode()).hexdigest()
+
+
+def new_code(s: Session, user: m.User, actor_name: str) -> PasswordCodeView:
+    """A fresh one-time code for the account (its earlier unused ones stop working): twelve
+    letters and digits, 60 bits, shown once and kept only as a hash."""
+    now = m.now()
+    s.execute(update(m.PasswordCode).where(m.PasswordCode.user_id == user.id,
+                                           m.PasswordCode.used_at.is_(None))
+              .values(used_at=now))
+    letters = "".join(secrets.choice(_CODE_LETTERS) for _ in range(12))
+    code = "-".join(letters[i:i + 4] for i in range(0, 12, 4))
+    expires = now + dt.timedelta(days=CODE_DAYS)
+    s.add(m.PasswordCode(user_id=user.id, code_hash=_code_digest(code), expires_at=expires,
+                         created_by=actor_name))
+    return PasswordCodeView(username=user.username, code=code, expires_at=expires)
+
+
+def use_code(ledger: Ledger, *, code: str, password: str, throttle: Throttle,
+             address: str) -> tuple[UserView, str]:
+    """Set an account's password with its one-time code and sign it in: the user and the new
+    session's token. Every other session of the account ends (a reset is also a sign-out
+    elsewhere). A wrong code counts as a failed login of the address."""
+    if len(password) < 8:
+        raise AuthError("user.password-short", status=422, field="password", least=8)
+    if len(password) > 200:
+        raise AuthError("user.password-long", status=422, field="password", most=200)
+    _name, by_address = throttle.keys("", address)
+    with ledger.uow().begin() as s:
+        throttle.attempt(s, by_address)
+    digest = _code_digest(code)
+    new_hash = hash_password(password)  # outside any transaction (tens of milliseconds)
+    with ledger.uow().begin() as s:
+        row = s.scalar(select(m.PasswordCode).where(m.PasswordCode.code_hash == digest)
+                       .with_for_update())
+        if row is None or row.used_at is not None or m.aware(row.expires_at) < m.now():
+            raise AuthError("user.code-unknown", status=422, field="code")
+        row.used_at = m.now()
+        user = s.get(m.User, row.user_id)
+        assert user is not None
+        user.password_hash = new_hash
+        revoke(s, user_id=user.id)
+        view = user_view(user)
+        token = secrets.token_urlsafe(32)
+        s.add(m.WebSession(token_hash=_digest(token), user_id=user.id,
+                           expires_at=m.now() + dt.timedelta(days=SESSION_DAYS)))
+        s.execute(update(m.LoginFailure).where(m.LoginFailure.key == by_address,
+                                               m.LoginFailure.failures > 0)
+                  .values(failures=m.LoginFailure.failures - 1))
+    return view, token
+
+
+def invite(s: Session, *, username: str, display_name: str | None, person: str | None,
+           tournament: int, role: str | None, actor_name: str) -> PasswordCodeView:
+    """A new account without a password yet (it signs in only once its code set one), with a
+    role in the tournament; its one-time code."""
+    user = create_user(s, username=username, password=secrets.token_urlsafe(32),
+                       display_name=display_name, person=person)
+    if role is not None:
+        assign(s, user=user, tournament_id=tournament, role=role)
+    return new_code(s, user, actor_name)
+
+
+def remove_role(s: Session, *, user: m.User, tournament: int, role: str) -> None:
+    """Take an account's role in a tournament away; never the tournament's last organiser
+    (nobody could manage it any more)."""
+    row = s.scalar(select(m.Assignment).where(
+        m.Assignment.user_id == user.id, m.Assignment.tournament_id == tournament,
+        m.Assignment.role == role))
+    if row is None:
+        raise AuthError("role.not-held", status=422, field="role", username=user.username,
+                        role=role)
+    if role == "organiser" and s.scalar(select(func.count()).select_from(m.Assignment).where(
+            m.Assignment.tournament_id == tournament,
+            m.Assignment.role == "organiser")) == 1:
+        raise AuthError("role.last-organiser", status=422, field="role",
+                        username=user.username)
+    s.delete(row)
+
+
+def of_own_events(s: Session, user: m.User, organised: set[int]) -> bool:
+    """Whether every role the account holds is in a tournament of `organised` (its staff
+    entries too) and it starts no series: the accounts an organiser may reset."""
+    if user.may_start_series:
+        return False
+    held = set(s.scalars(select(m.Assignment.tournament_id)
+                         .where(m.Assignment.user_id == user.id)))
+    held |= set(s.scalars(select(m.Staff.tournament_id).where(m.Staff.handle == user.username)))
+    return bool(held) and held <= organised
+
+
+def organised_by(s: Session, username: str) -> set[int]:
+    """The tournaments an account organises."""
+    return set(s.scalars(select(m.Assignment.tournament_id)
+                         .join(m.User, m.User.id == m.Assignment.user_id)
+                         .where(m.User.username == username, m.Assignment.role == "organiser")))
+
+
+def account_list(s: Session, tournament: int | None) -> list[AccountView]:
+    """The accounts with their roles, by username: those with a role in `tournament` (its
+    judges on the staff list too), or every account (None)."""
+    users = select(m.User).order_by(m.User.username)
+    if tournament is not None:
+        users = users.where(m.User.id.in_(
+            select(m.Assignment.user_id).where(m.Assignment.tournament_id == tournament))
+            | m.User.username.in_(select(m.Staff.handle)
+                                  .where(m.Staff.tournament_id == tournament)))
+    found = list(s.scalars(users))
+    ids = [u.id for u in found]
+    roles: dict[int, list[tuple[int, str]]] = {}
+    for row in s.execute(select(m.Assignment.user_id, m.Assignment.tournament_id,
+                                m.Assignment.role).where(m.Assignment.user_id.in_(ids))
+                         .order_by(m.Assignment.tournament_id, m.Assignment.role)):
+        roles.setdefault(row.user_id, []).append((row.tournament_id, row.role))
+    by_name = {u.username: u.id for u in found}
+    for staff in s.execute(select(m.Staff.handle, m.Staff.tournament_id, m.Staff.role)
+                           .where(m.Staff.handle.in_(list(by_name)))
+                           .order_by(m.Staff.tournament_id)):
+        roles.setdefault(by_name[staff.handle], []).append((staff.tournament_id, staff.role))
+    pending = set(s.scalars(select(m.PasswordCode.user_id).where(
+        m.PasswordCode.user_id.in_(ids), m.PasswordCode.used_at.is_(None),
+        m.PasswordCode.expires_at > m.now())))
+    return [AccountView(username=u.username, display_name=u.display_name,
+                        person=u.person_handle, roles=sorted(roles.get(u.id, [])),
+                        may_start_series=u.may_start_series, code_pending=u.id in pending)
+            for u in found]
+
+
+def may_start_series(s: Session, username: str) -> bool:
+    """Whether the account may start series of its own (AllowSeries)."""
+    return bool(s.scalar(select(m.User.may_start_series).where(m.User.username == username)))
+
+
+def organisers_follow(s: Session, *, tournament: int, author: str | None) -> None:
+    """A new tournament's organisers: its author (an account; None: the owner of the
+    database) and every organiser of its series' earlier tournaments — a series role."""
+    t = s.get(m.Tournament, tournament)
+    assert t is not None
+    earlier = set(s.scalars(select(m.Assignment.user_id)
+                            .join(m.Tournament, m.Tournament.id == m.Assignment.tournament_id)
+                            .where(m.Tournament.series_id == t.series_id,
+                                   m.Tournament.id != tournament,
+                                   m.Assignment.role == "organiser")))
+    if author is not None:
+        found = s.scalar(select(m.User.id).where(m.User.username == author))
+        if found is not None:
+            earlier.add(found)
+    for user_id in sorted(earlier):
+        s.add(m.Assignment(user_id=user_id, tournament_id=tournament, role="organiser"))
 
 
 def user_named(s: Session, username: str) -> m.User:
@@ -273,6 +436,8 @@ def sign_in(ledger: Ledger, *, username: str, password: str, throttle: Throttle,
         throttle.attempt(s, by_name, by_address)
     with ledger.factory() as s:
         user = s.scalar(select(m.User).where(m.User.username == username))
+        if user is None and handles.normal(username) != username:  # typed «Anna» for anna
+            user = s.scalar(select(m.User).where(m.User.username == handles.normal(username)))
         view = user_view(user) if user is not None else None
         stored = user.password_hash if user is not None else None
     with throttle.hashing(address):  # the connection is back in the pool by now
@@ -305,14 +470,18 @@ def sign_out_everywhere(ledger: Ledger, *, username: str) -> int | None:
         return revoke(s, user_id=user.id)
 
 
-def add_user(ledger: Ledger, *, username: str, password: str, display_name: str | None = None,
-             person: str | None = None, roles: list[tuple[int, str]] | None = None) -> None:
-    """A new account with its roles (tournament id, role): all of it or nothing."""
+def add_user(ledger: Ledger, *, username: str, password: str | None,
+             display_name: str | None = None, person: str | None = None,
+             roles: list[tuple[int, str]] | None = None,
+             actor_name: str = "system") -> PasswordCodeView | None:
+    """A new account with its roles (tournament id, role): all of it or nothing. Without a
+    password, one nobody knows, and the one-time code that sets the real one."""
     with ledger.uow().begin() as s:
-        user = create_user(s, username=username, password=password,
+        user = create_user(s, username=username, password=password or secrets.token_urlsafe(32),
                            display_name=display_name, person=person)
         for tournament_id, role in roles or []:
             assign(s, user=user, tournament_id=tournament_id, role=role)
+        return new_code(s, user, actor_name) if password is None else None
 
 
 # the reads every request makes, built once (a statement object keeps its compiled form's

@@ -25,6 +25,7 @@ from sudya.app.access import Standing
 from sudya.app.common import Actor, LedgerError
 from sudya.app.ledger import Ledger, Recorded
 from sudya.app.queries import find_tournament
+from sudya.app.views import AccountView, PasswordCodeView
 from sudya.domain import commands as c
 from sudya.domain.engine.model import Ruling
 from sudya.domain.rulebook import loader
@@ -90,6 +91,22 @@ class Sudya:
         return accounts.sign_in(self.ledger, username=username, password=password,
                                 throttle=throttle, address=address)
 
+    def account_list(self, actor: Actor, tournament: int | None = None) -> list[AccountView]:
+        """The accounts and their roles: a tournament's, for one who manages it; every
+        account, for the owner of the database."""
+        if tournament is None:
+            if not actor.owner:
+                raise access.refuse(actor, "owner")
+        elif not self.standing(actor, tournament).can("manage"):
+            raise access.refuse(actor, "manage", self.facts(tournament).tournament.name)
+        return self.read(accounts.account_list, tournament)
+
+    def use_code(self, *, code: str, password: str, throttle: accounts.Throttle,
+                 address: str) -> tuple[Any, str]:
+        """Set a password with its one-time code: the user and the new session's token."""
+        return accounts.use_code(self.ledger, code=code, password=password,
+                                 throttle=throttle, address=address)
+
     def sign_out(self, token: str | None) -> int:
         """End the session of this token."""
         return accounts.sign_out(self.ledger, token=token)
@@ -154,7 +171,8 @@ class Sudya:
             raise TypeError(f"no handler for {type(cmd).__name__}")
         where = Where(tournament, key, event_id)
         if tournament is None:
-            if access.PERMISSION[type(cmd)] not in ("owner", "organise", "publish"):
+            if access.PERMISSION[type(cmd)] not in ("owner", "organise", "publish",
+                                                    "start-series"):
                 if isinstance(cmd, c.AddStatement):  # (it names its tournament itself)
                     return handler(self, cmd, actor, where)
                 raise LedgerError("tournament.required", field="tournament")
@@ -231,21 +249,42 @@ def _own(st: Standing, cmd: c.Command, actor: Actor) -> c.Command:
     return cmd
 
 
+def _may_start_series(app: Sudya, actor: Actor) -> None:
+    """The owner, or an account the owner allowed to start series (AllowSeries)."""
+    if actor.owner:
+        return
+    with app.reading() as s:
+        if not accounts.may_start_series(s, actor.user.username if actor.user else actor.name):
+            raise access.refuse(actor, "start-series")
+
+
 def _create_series(app: Sudya, cmd: c.CreateSeries, actor: Actor, where: Where) -> int:
+    _may_start_series(app, actor)
     return app.ledger.create_series(name=cmd.name, rulebook=cmd.rulebook, actor=actor)
 
 
 def _create_tournament(app: Sudya, cmd: c.CreateTournament, actor: Actor, where: Where) -> int:
+    """A tournament of a series its author organises (a new series: one they may start);
+    they become its organiser, with every organiser of the series' earlier tournaments."""
     if not actor.owner:
         with app.reading() as s:
             series = accounts_series(s, cmd.series)
-            if series is None or not access.organises_series(s, actor, series):
-                raise access.refuse(actor, "organise")
+        if series is None and cmd.new_series_rulebook is not None:
+            _may_start_series(app, actor)
+        else:
+            with app.reading() as s:
+                if series is None or not access.organises_series(s, actor, series):
+                    raise access.refuse(actor, "organise")
     try:
-        return app.ledger.create_tournament(
+        tid = app.ledger.create_tournament(
             series=cmd.series, name=cmd.name, date=cmd.date, level=cmd.level,
             settings=cmd.settings, edition=cmd.edition, actor=actor,
             new_series_rulebook=cmd.new_series_rulebook)
+        with app.ledger.uow().begin() as s:
+            accounts.organisers_follow(s, tournament=tid,
+                                       author=None if actor.owner else
+                                       (actor.user.username if actor.user else actor.name))
+        return tid
     finally:
         app.forget()  # the series' other tournaments are not its current one any more
 
@@ -312,11 +351,13 @@ def _correct_result(app: Sudya, cmd: c.CorrectResult, actor: Actor, where: Where
                                      idempotency_key=where.key, actor=actor)
 
 
-def _add_user(app: Sudya, cmd: c.AddUser, actor: Actor, where: Where) -> None:
+def _add_user(app: Sudya, cmd: c.AddUser, actor: Actor, where: Where
+              ) -> PasswordCodeView | None:
+    """The account; without a password, the one-time code that sets it."""
     try:
-        accounts.add_user(app.ledger, username=cmd.username, password=cmd.password,
-                          display_name=cmd.display_name, person=cmd.person,
-                          roles=[(t, r) for t, r in cmd.roles])
+        return accounts.add_user(app.ledger, username=cmd.username, password=cmd.password,
+                                 display_name=cmd.display_name, person=cmd.person,
+                                 roles=[(t, r) for t, r in cmd.roles], actor_name=actor.name)
     finally:
         app.forget()
 
@@ -329,6 +370,48 @@ def _assign_role(app: Sudya, cmd: c.AssignRole, actor: Actor, where: Where) -> N
             accounts.assign(s, user=user, tournament_id=tournament, role=cmd.role)
     finally:
         app.forget(tournament)
+
+
+def _invite_user(app: Sudya, cmd: c.InviteUser, actor: Actor, where: Where
+                 ) -> PasswordCodeView:
+    tournament = _in(app, cmd, actor, where)
+    try:
+        with app.ledger.uow().begin() as s:
+            return accounts.invite(s, username=cmd.username, display_name=cmd.display_name,
+                                   person=cmd.person, tournament=tournament, role=cmd.role,
+                                   actor_name=actor.name)
+    finally:
+        app.forget(tournament)
+
+
+def _remove_role(app: Sudya, cmd: c.RemoveRole, actor: Actor, where: Where) -> None:
+    tournament = _in(app, cmd, actor, where)
+    try:
+        with app.ledger.uow().begin() as s:
+            user = accounts.user_named(s, cmd.username)
+            accounts.remove_role(s, user=user, tournament=tournament, role=cmd.role)
+    finally:
+        app.forget(tournament)
+
+
+def _reset_password(app: Sudya, cmd: c.ResetPassword, actor: Actor, where: Where
+                    ) -> PasswordCodeView:
+    """A code for an account of the organiser's own events only (the owner: any account):
+    an organiser of one event cannot take over an account that runs others."""
+    tournament = _in(app, cmd, actor, where)
+    with app.ledger.uow().begin() as s:
+        user = accounts.user_named(s, cmd.username)
+        if not actor.owner:
+            mine = accounts.organised_by(s, actor.user.username if actor.user else actor.name)
+            if tournament not in mine or not accounts.of_own_events(s, user, mine):
+                raise LedgerError("user.not-of-your-events", field="username",
+                                  username=cmd.username)
+        return accounts.new_code(s, user, actor.name)
+
+
+def _allow_series(app: Sudya, cmd: c.AllowSeries, actor: Actor, where: Where) -> None:
+    with app.ledger.uow().begin() as s:
+        accounts.user_named(s, cmd.username).may_start_series = True
 
 
 def _file_appeal(app: Sudya, cmd: c.FileAppeal, actor: Actor, where: Where) -> int:
@@ -461,6 +544,10 @@ HANDLERS: dict[type[Any], Handler] = {
     c.SettleIncident: _settle_incident,
     c.VerifyLedger: _verify,
     c.PublishRulebook: _publish,
+    c.InviteUser: _invite_user,
+    c.RemoveRole: _remove_role,
+    c.ResetPassword: _reset_password,
+    c.AllowSeries: _allow_series,
     c.Undo: _undo,
 }
 

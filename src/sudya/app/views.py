@@ -716,6 +716,29 @@ class RulebookCheckView(View):
         return self.loads and not self.errors and all(c.passed for c in self.cases)
 
 
+class PasswordCodeView(View):
+    """A one-time code that sets an account's password (an invitation, a reset), as the
+    organiser is shown it once: only its hash is kept."""
+
+    username: str
+    code: str
+    expires_at: dt.datetime
+
+
+class AccountView(View):
+    """An account as its organiser sees it: its roles, never its password hash."""
+
+    username: str
+    display_name: str
+    person: str | None = None
+    roles: list[tuple[int, str]] = Field(default_factory=list, description="(tournament, "
+                                         "role): organiser, scorekeeper, player, or the "
+                                         "judge's role on the staff list")
+    may_start_series: bool = False
+    code_pending: bool = Field(default=False, description="An invitation or a reset not "
+                               "used yet.")
+
+
 class SeriesChoiceView(View):
     """A series one may publish a rulebook edition for (the editor's choice)."""
 

@@ -782,10 +782,11 @@ class CorrectResult(Setup):
 
 
 class AddUser(Setup):
-    """An account (its password hashed), with roles in tournaments: all of it or nothing."""
+    """An account (its password hashed), with roles in tournaments: all of it or nothing.
+    Without a password, a one-time code that sets it is the answer (an invitation)."""
 
     username: Id
-    password: Annotated[str, Strict(), Field(min_length=8, max_length=200)]
+    password: Annotated[str, Strict(), Field(min_length=8, max_length=200)] | None = None
     display_name: Name | None = None
     person: Id | None = None
     roles: list[tuple[Annotated[int, Strict(), Field(ge=1)], Id]] = Field(default_factory=list)
@@ -796,6 +797,41 @@ class AssignRole(Setup):
 
     username: Id
     role: Id
+
+
+ExtraRole = Literal["organiser", "scorekeeper", "player"]
+
+
+class InviteUser(Setup):
+    """A new account made by a tournament's organiser, with a role in it: no password yet —
+    a one-time code the organiser hands over sets it (`/welcome`), so no password passes
+    through anyone else."""
+
+    username: Id
+    display_name: Name | None = None
+    person: Id | None = None
+    role: ExtraRole | None = None
+
+
+class RemoveRole(Setup):
+    """An account's role in a tournament taken away (the account stays)."""
+
+    username: Id
+    role: ExtraRole
+
+
+class ResetPassword(Setup):
+    """A one-time code that sets a new password for an account of the tournament (a judge
+    who forgot theirs): the old password keeps working until the code is used."""
+
+    username: Id
+
+
+class AllowSeries(Setup):
+    """An account may start series of its own from the web app (the owner of the database
+    lets the first organiser of an install)."""
+
+    username: Id
 
 
 class FileAppeal(Setup):
@@ -874,4 +910,5 @@ class Undo(Setup):
 SETUP: tuple[type[Any], ...] = (
     CreateSeries, CreateTournament, AddPlayer, AddTeam, AddJudge, ReplacePlayer, CorrectResult,
     AddUser, AssignRole, FileAppeal, AddStatement, ImportPairings, StartRound, RegisterDecklist,
-    FileIncident, SettleIncident, VerifyLedger, PublishRulebook, Undo)
+    FileIncident, SettleIncident, VerifyLedger, PublishRulebook, Undo, InviteUser, RemoveRole,
+    ResetPassword, AllowSeries)

@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     func,
     text,
 )
@@ -317,6 +318,23 @@ class User(Audited, Base):
     display_name: Mapped[str] = mapped_column(String(200))
     person_handle: Mapped[str | None] = mapped_column(String(100))  # a player's own record
     lang: Mapped[str] = mapped_column(String(5), default="ru")
+    # may start a series of its own from the web app (the first organiser of an install, and
+    # whom the owner of the database lets): then organiser of each tournament it creates
+    may_start_series: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                   server_default=false())
+
+
+class PasswordCode(Audited, Base):
+    """A one-time code that sets an account's password: an invitation to a new account, or a
+    reset an organiser gives a judge who forgot theirs. Only its hash is kept; used once,
+    within its days."""
+
+    __tablename__ = "password_code"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("app_user.id"), index=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class WebSession(Base):

@@ -651,32 +651,113 @@ user_app = typer.Typer(help="Пользователи / users of the web app.", 
 app.add_typer(user_app, name="user")
 
 
-@user_app.command("add")
-def user_add(username: Annotated[str, typer.Argument()],
-             password: Annotated[str, typer.Option(prompt=True, hide_input=True,
-                                                   envvar="SUDYA_NEW_PASSWORD")],
-             name: Annotated[str | None, typer.Option()] = None,
-             person: Annotated[str | None, typer.Option(help="the player this user is")]
-             = None,
-             role: Annotated[list[str] | None, typer.Option(
-                 help="TOURNAMENT:ROLE (organiser, scorekeeper, player)")] = None,
-             db: Db = None) -> None:
-    """Учётная запись веб-приложения (владелец базы). Add a web app account (argon2 password
-    hash); the owner of the database does."""
-    from sudya.domain.commands import AddUser
-
+def _roles(role: list[str] | None) -> list[tuple[int, str]]:
     roles: list[tuple[int, str]] = []
     for item in role or []:
         tid, sep, what = item.partition(":")
         if not sep or not tid.isdigit():
             raise UsageError(f"--role: write TOURNAMENT:ROLE, got {item!r}")
         roles.append((int(tid), what))
-    cmd = build(AddUser, username=username, password=password, display_name=name,
-                person=person, roles=roles)
+    return roles
+
+
+def _code(view: Any) -> None:
+    """A one-time password code, shown once: where to use it and until when."""
+    out.print(f"{view.username}: {view.code}")
+    out.print(f"  /welcome (до {view.expires_at:%Y-%m-%d %H:%M} UTC; один раз / once)")
+
+
+@user_app.command("add")
+def user_add(username: Annotated[str, typer.Argument()],
+             name: Annotated[str | None, typer.Option()] = None,
+             person: Annotated[str | None, typer.Option(help="the player this user is")]
+             = None,
+             role: Annotated[list[str] | None, typer.Option(
+                 help="TOURNAMENT:ROLE (organiser, scorekeeper, player)")] = None,
+             organiser: Annotated[bool, typer.Option(
+                 "--organiser", help="may start series of its own in the web app (the "
+                                     "first organiser of an install)")] = False,
+             invite: Annotated[bool, typer.Option(
+                 "--invite", help="no password now: print a one-time code that sets it "
+                                  "(the user opens /welcome)")] = False,
+             db: Db = None) -> None:
+    """Учётная запись веб-приложения (владелец базы). Add a web app account; the owner of the
+    database does. Its password is never given on the command line: asked for (hidden), or
+    read from SUDYA_NEW_PASSWORD; with --invite, or when there is no terminal to ask on, a
+    one-time code is printed instead."""
+    from sudya.domain.commands import AddUser, AllowSeries
+
+    roles = _roles(role)
+    password = os.environ.get("SUDYA_NEW_PASSWORD")
+    if password is None and not invite and sys.stdin.isatty():
+        password = typer.prompt("Пароль / password", hide_input=True,
+                                confirmation_prompt=True)
     who = owner(db)
     with opened(db) as sudya:
-        send(sudya, cmd, who)
+        code = send(sudya, build(AddUser, username=username, person=person, display_name=name,
+                                 roles=roles, password=password), who)
+        if organiser:
+            send(sudya, build(AllowSeries, username=username), who)
+    if code is not None:
+        _code(code)
+    else:
+        out.print(f"{username}")
+
+
+@user_app.command("role")
+def user_role(username: Annotated[str, typer.Argument()],
+              role: Annotated[list[str], typer.Option(
+                  help="TOURNAMENT:ROLE (organiser, scorekeeper, player)")],
+              remove: Annotated[bool, typer.Option("--remove", help="take the roles away")]
+              = False,
+              by: By = None, db: Db = None) -> None:
+    """Дать или снять роль (организатор турнира или владелец базы). Give an existing account
+    roles in tournaments (or take them away with --remove)."""
+    from sudya.domain.commands import AssignRole, RemoveRole
+
+    who = actor(by, db)
+    with opened(db) as sudya:
+        for tid, what in _roles(role):
+            kind = RemoveRole if remove else AssignRole
+            send(sudya, build(kind, username=username, role=what), who, tid)
     out.print(f"{username}")
+
+
+@user_app.command("reset")
+def user_reset(username: Annotated[str, typer.Argument()], tournament: TournamentOpt,
+               by: By = None, db: Db = None) -> None:
+    """Одноразовый код для нового пароля (организатор — для учётных записей своих турниров).
+    A one-time code that sets a new password (an organiser: for the accounts of their own
+    events; the owner: any); the old password works until it is used."""
+    from sudya.domain.commands import ResetPassword
+
+    who = actor(by, db)
+    with opened(db) as sudya:
+        view = send(sudya, build(ResetPassword, username=username), who, tournament)
+    _code(view)
+
+
+@user_app.command("list")
+def user_list(tournament: Annotated[int | None, typer.Option(
+                  "--tournament", "-t", help="only the accounts of this tournament")] = None,
+              by: By = None, db: Db = None, as_json: JsonOpt = False) -> None:
+    """Учётные записи: имя, роли. The accounts and their roles (a tournament's, for its
+    organiser; all of them, for the owner of the database)."""
+    from rich.table import Table
+
+    who = actor(by, db)
+    with opened(db) as sudya:
+        rows = sudya.account_list(who, tournament)
+    if as_json:
+        sys.stdout.write(json.dumps([r.as_json() for r in rows], ensure_ascii=False,
+                                    indent=2) + "\n")
+        return
+    table = Table("username", "name", "roles", "series")
+    for r in rows:
+        table.add_row(r.username, r.display_name,
+                      ", ".join(f"{t}:{role}" for t, role in r.roles),
+                      "yes" if r.may_start_series else "")
+    out.print(table)
 
 
 @user_app.command("revoke-sessions")

@@ -61,16 +61,28 @@ def home(ctx: C) -> Response:
 LOGIN_COOKIE = "sudya_login"  # the login form's own token (login CSRF), no session yet
 
 
-def _login_page(ctx: Ctx, request: Request, *, status: int = 200, next: str, username: str,
-                errors: dict[str, str]) -> Response:
-    """The login form, carrying a token bound to a cookie of the browser's own (a page of
-    another site cannot post it: it would sign the browser in as someone else)."""
+def signed_out_form(ctx: Ctx, request: Request, template: str, *, status: int = 200,
+                    **data: Any) -> Response:
+    """A form posted before there is a session (login, /welcome), carrying a token bound to
+    a cookie of the browser's own: a page of another site cannot post it (it would sign the
+    browser in as someone else)."""
     seed = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(24)
-    page = ctx.render("login.html", status=status, next=_safe_next(next), errors=errors,
-                      username=username, login_csrf=csrf_token(ctx.app_secret, seed))
+    page = ctx.render(template, status=status, login_csrf=csrf_token(ctx.app_secret, seed),
+                      **data)
     page.set_cookie(LOGIN_COOKIE, seed, httponly=True, samesite="lax", max_age=86400,
                     secure=request.url.scheme == "https")
     return page
+
+
+def signed_out_form_ok(ctx: Ctx, request: Request, given: str) -> bool:
+    """Whether a signed-out form came with its own token (`signed_out_form`)."""
+    return csrf_ok(ctx.app_secret, request.cookies.get(LOGIN_COOKIE), given)
+
+
+def _login_page(ctx: Ctx, request: Request, *, status: int = 200, next: str, username: str,
+                errors: dict[str, str]) -> Response:
+    return signed_out_form(ctx, request, "login.html", status=status, next=_safe_next(next),
+                           errors=errors, username=username)
 
 
 @router.get("/login")
@@ -93,7 +105,7 @@ def login_submit(ctx: C, request: Request, username: Annotated[str, Form()] = ""
                  next: Annotated[str, Form()] = "/tournaments",
                  csrf: Annotated[str, Form()] = "") -> Response:
     address = request.client.host if request.client else "?"
-    if not csrf_ok(ctx.app_secret, request.cookies.get(LOGIN_COOKIE), csrf):
+    if not signed_out_form_ok(ctx, request, csrf):
         return _login_page(ctx, request, status=403, next=next, username=username,
                            errors={"password": _("The form has expired; reload the page "
                                                  "and try again.")})
