@@ -360,8 +360,8 @@ def test_csv_import_is_all_or_nothing(world: World) -> None:
     r = world.sudya("import", "players", bad, "-t", world.cup)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     lines = r.stderr.splitlines()
-    assert [x.split(":")[0:2] for x in lines[:-1]] == [["rejected", " line 3"],
-                                                        ["rejected", " line 5"]], lines
+    assert [x.split(":")[0:2] for x in lines[:-1]] == [["rejected", " строка 3"],
+                                                        ["rejected", " строка 5"]], lines
     assert "nope" in lines[0] and "alice" in lines[1]
     assert lines[-1].startswith("sudya: ") and "nothing was imported" in lines[-1]
     assert "imported" not in r.stdout
@@ -543,3 +543,24 @@ def test_without_by_the_writer_is_the_owner_of_the_database_file(two: Two,
     assert snapshot(url) == before
     run(tmp_path, "record", SLOW, "-t", two.a, "--player", "alice", "--by", "oleg", "--db",
         url).ok()
+
+
+def test_a_russian_excel_players_list_is_imported(world: World) -> None:
+    """Issue 36: the list as Russian Excel saves it — semicolons, cp1251, Russian headers —
+    goes in as it is (it was refused with «нет столбцов: handle»)."""
+    saved = world.dir / "игроки.csv"
+    saved.write_bytes("Ник;Имя;Команда;Стол\nkira;Кира Белова;;11\nlev;Лев Серов;;12\n"
+                      .encode("cp1251"))
+    assert "imported 2 row(s)" in world.sudya("import", "players", saved, "-t",
+                                              world.cup).ok().stdout
+    from sudya.adapters.db.session import make_engine
+    from sudya.app.ledger import Ledger
+    from sudya.app.queries import tournament_summary
+
+    engine = make_engine(world.url)
+    try:
+        with Ledger(engine).factory() as s:
+            names = {p.handle: p.name for p in tournament_summary(s, int(world.cup)).players}
+    finally:
+        engine.dispose()
+    assert names["kira"] == "Кира Белова" and names["lev"] == "Лев Серов"

@@ -65,6 +65,7 @@ PERMISSION: dict[type[Any], Permission] = {
     c.RemoveRole: "manage",
     c.ResetPassword: "manage",  # and only an account of the organiser's own events
     c.AllowSeries: "owner",
+    c.ImportRoster: "manage",
 }
 
 

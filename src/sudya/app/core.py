@@ -25,7 +25,7 @@ from sudya.app.access import Standing
 from sudya.app.common import Actor, LedgerError
 from sudya.app.ledger import Ledger, Recorded
 from sudya.app.queries import find_tournament
-from sudya.app.views import AccountView, PasswordCodeView
+from sudya.app.views import AccountView, PasswordCodeView, RosterImportView
 from sudya.domain import commands as c
 from sudya.domain.engine.model import Ruling
 from sudya.domain.rulebook import loader
@@ -372,6 +372,20 @@ def _assign_role(app: Sudya, cmd: c.AssignRole, actor: Actor, where: Where) -> N
         app.forget(tournament)
 
 
+def _import_roster(app: Sudya, cmd: c.ImportRoster, actor: Actor, where: Where
+                   ) -> RosterImportView:
+    from sudya.app.imports import import_roster
+    from sudya.domain.roster_files import read_roster
+
+    tournament = _in(app, cmd, actor, where)
+    roster = read_roster(cmd.data, cmd.filename, cmd.kind)
+    try:
+        return import_roster(app.ledger, roster, tournament=tournament, actor=actor,
+                             dry_run=cmd.dry_run)
+    finally:
+        app.forget(tournament)
+
+
 def _invite_user(app: Sudya, cmd: c.InviteUser, actor: Actor, where: Where
                  ) -> PasswordCodeView:
     tournament = _in(app, cmd, actor, where)
@@ -548,6 +562,7 @@ HANDLERS: dict[type[Any], Handler] = {
     c.RemoveRole: _remove_role,
     c.ResetPassword: _reset_password,
     c.AllowSeries: _allow_series,
+    c.ImportRoster: _import_roster,
     c.Undo: _undo,
 }
 

@@ -10,7 +10,9 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from sudya.app.ledger import Actor, Ledger
+from sudya.app.views import RosterImportView, RosterProblemView, RosterRowView
 from sudya.domain.errors import SudyaError
+from sudya.domain.roster_files import PlayerRow, RosterFile, TeamRow
 
 COLUMNS = {
     "players": ["handle", "name", "team", "table"],
@@ -59,6 +61,59 @@ def read_rows(kind: str, path: Path) -> list[dict[str, str]]:
         raise SudyaError("import.missing-columns", where=str(path), columns=missing,
                          expected=COLUMNS[kind])
     return list(reader)
+
+
+class _DryRun(Exception):
+    """Raised to roll a trial import back once every row went in."""
+
+
+def import_roster(ledger: Ledger, roster: RosterFile[Any], *, tournament: int, actor: Actor,
+                  dry_run: bool = False) -> RosterImportView:
+    """An organiser's list of players or teams (domain.roster_files), every row or none: the
+    reader's problems first, then what the ledger itself refuses (a handle taken, one that
+    looks like a registered one, an unknown team). With `dry_run` (the preview), everything
+    is tried in a transaction that is then rolled back: the preview names exactly the rows
+    the import would refuse."""
+    problems = [(p.line, p.error()) for p in roster.problems]
+    bad = roster.bad_lines
+    if roster.rows:  # the rows the reader took, tried too: the preview names every bad row
+        try:
+            with ledger.writing(tournament=tournament) as session:
+                for row in (r for r in roster.rows if r.line not in bad):
+                    try:
+                        with session.begin_nested():
+                            _roster_row(ledger, row, tournament, actor, session)
+                    except SudyaError as exc:
+                        problems.append((row.line, exc))
+                    except (SQLAlchemyError, OverflowError) as exc:  # the database refused
+                        first = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+                        problems.append((row.line, SudyaError("import.database-refused",
+                                                              error=first)))
+                if problems or dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        finally:
+            ledger.forget_all()  # rows applied to cached engines went with the rollback
+    return RosterImportView(
+        kind=roster.kind, count=len(roster.rows), imported=not problems and not dry_run,
+        rows=[RosterRowView(line=r.line, handle=r.handle, name=r.name,
+                            team=getattr(r, "team", None), table=getattr(r, "table", None),
+                            members=list(getattr(r, "members", ())))
+              for r in roster.rows],
+        problems=[RosterProblemView(line=line, field=e.field, code=e.code,
+                                    params=dict(e.params)) for line, e in sorted(
+                                        problems, key=lambda p: p[0])])
+
+
+def _roster_row(ledger: Ledger, row: PlayerRow | TeamRow, tournament: int, actor: Actor,
+                session: Any) -> None:
+    if isinstance(row, PlayerRow):
+        ledger.add_player(tournament=tournament, handle=row.handle, name=row.name,
+                          team=row.team, table=row.table, actor=actor, session=session)
+    else:
+        ledger.add_team(tournament=tournament, handle=row.handle, name=row.name,
+                        members=list(row.members), actor=actor, session=session)
 
 
 def import_csv(ledger: Ledger, kind: str, path: Path, *, tournament: int, actor: Actor,

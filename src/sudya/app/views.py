@@ -716,6 +716,37 @@ class RulebookCheckView(View):
         return self.loads and not self.errors and all(c.passed for c in self.cases)
 
 
+class RosterRowView(View):
+    """One row of an uploaded list, as the preview shows it."""
+
+    line: int
+    handle: str
+    name: str | None = None
+    team: str | None = None
+    table: int | None = None
+    members: list[str] = Field(default_factory=list)
+
+
+class RosterProblemView(View):
+    """What is wrong with a row of an uploaded list: its line, field and message code."""
+
+    line: int
+    field: str
+    code: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class RosterImportView(View):
+    """An uploaded list of players or teams: every row, each problem, and whether it was
+    imported (all rows, or none)."""
+
+    kind: str
+    count: int
+    imported: bool
+    rows: list[RosterRowView]
+    problems: list[RosterProblemView]
+
+
 class PasswordCodeView(View):
     """A one-time code that sets an account's password (an invitation, a reset), as the
     organiser is shown it once: only its hash is kept."""

@@ -802,6 +802,16 @@ class AssignRole(Setup):
 ExtraRole = Literal["organiser", "scorekeeper", "player"]
 
 
+class ImportRoster(Setup):
+    """An organiser's list of players or teams (a CSV or XLSX file as uploaded), every row
+    or none; `dry_run`: only say what would be added and which rows are refused."""
+
+    kind: Literal["players", "teams"]
+    filename: Annotated[str, Strict(), Field(max_length=200)] = ""
+    data: Annotated[bytes, Field(max_length=2 * 1024 * 1024)]
+    dry_run: bool = False
+
+
 class InviteUser(Setup):
     """A new account made by a tournament's organiser, with a role in it: no password yet —
     a one-time code the organiser hands over sets it (`/welcome`), so no password passes
@@ -911,4 +921,4 @@ SETUP: tuple[type[Any], ...] = (
     CreateSeries, CreateTournament, AddPlayer, AddTeam, AddJudge, ReplacePlayer, CorrectResult,
     AddUser, AssignRole, FileAppeal, AddStatement, ImportPairings, StartRound, RegisterDecklist,
     FileIncident, SettleIncident, VerifyLedger, PublishRulebook, Undo, InviteUser, RemoveRole,
-    ResetPassword, AllowSeries)
+    ResetPassword, AllowSeries, ImportRoster)

@@ -132,7 +132,7 @@ def refuse(who: Actor, permission: Permission, where: str = "") -> Exception:
     return exc
 
 
-def build(kind: type[M], **fields: Any) -> M:
+def build(kind: type[M], /, **fields: Any) -> M:
     """A set-up command from the options; bad input refused as the decoder refuses it,
     naming the field."""
     from pydantic import ValidationError

@@ -515,12 +515,17 @@ def export(series: Annotated[str, typer.Option(help="series name")],
 def import_(what: Annotated[str, typer.Argument(help="players, teams or results")],
             file: Annotated[Path, typer.Argument(help="CSV file")],
             tournament: TournamentOpt, by: By = None, db: Db = None) -> None:
-    """Загрузить игроков, команды или результаты из CSV. Import CSV; all rows or none."""
+    """Загрузить игроков, команды или результаты. Import players or teams (CSV with commas,
+    semicolons or tabs, UTF-8 or cp1251, Russian or English headers; or XLSX) or results
+    (CSV); all rows or none: every refused row is named with its line."""
     from rich.progress import Progress
 
     from sudya.app.imports import ImportRejected, import_csv
 
     who = actor(by, db)
+    if what in ("players", "teams"):
+        _import_roster(what, file, tournament, who, db)
+        return
     with opened(db) as sudya:
         if not who.owner:
             # (no command of the core imports a file of rows: the permission of the rows'
@@ -545,6 +550,29 @@ def import_(what: Annotated[str, typer.Argument(help="players, teams or results"
                 raise UsageError(f"{file}: {len(exc.rejected)} row(s) rejected; nothing was "
                                  "imported") from None
     out.print(f"imported {count} row(s)")
+
+
+def _import_roster(kind: str, file: Path, tournament: int, who: Any, db: str | None) -> None:
+    """A list of players or teams through the core (ImportRoster), as the web app's upload."""
+    from sudya.domain.commands import ImportRoster
+    from sudya.i18n.messages import render
+
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"FILE: {file}: {exc.strerror}") from None
+    cmd = build(ImportRoster, kind=kind, filename=file.name, data=data)
+    with opened(db) as sudya:
+        view = send(sudya, cmd, who, tournament)
+    if not view.imported:
+        lang = cli_lang()
+        for p in view.problems:
+            line = render("import.at-line", {"n": p.line}, lang)
+            sys.stderr.write(f"rejected: {line}: {p.field}: "
+                             f"{render(p.code, p.params, lang)}\n")
+        raise UsageError(f"{file}: {len({p.line for p in view.problems})} row(s) rejected; "
+                         "nothing was imported")
+    out.print(f"imported {view.count} row(s)")
 
 
 @ledger_app.command("import-scenario")

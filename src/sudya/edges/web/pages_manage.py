@@ -1,16 +1,21 @@
-"""The organiser's page: register players, teams and judges for a tournament."""
+"""The organiser's page: register players, teams and judges for a tournament, one by one or
+from an uploaded list (CSV or XLSX, previewed first, then every row or none)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
+from starlette.datastructures import UploadFile
 
 from sudya.app.queries import tournament_subjects, tournament_summary
 from sudya.app.views import TournamentView
 from sudya.domain import commands
-from sudya.domain.commands import AddJudge, AddPlayer, AddTeam, ReplacePlayer
+from sudya.domain.commands import AddJudge, AddPlayer, AddTeam, ImportRoster, ReplacePlayer
+from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import forms, i18n, views
 from sudya.edges.web.context import Ctx, forbid, get_ctx
@@ -36,7 +41,8 @@ def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
     removed = [p for p, v in ctx.read(tournament_subjects, tournament=t.id).items()
                if v.status == "removed" and p not in summary.teams]
     defaults: dict[str, Any] = {"form": "", "values": {}, "errors": {}, "added": None,
-                                "replaced": None}
+                                "replaced": None, "preview": None, "preview_problems": {},
+                                "upload_data": "", "upload_name": ""}
     return ctx.render("manage.html", status=status, t=t, book=book, summary=summary,
                       role_names=roles, role_of=dict(roles), removed=removed,
                       **{**defaults, **data})
@@ -127,3 +133,42 @@ def people_add(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respon
         else:
             return views.done(request, f"/t/{tid}/people?added={values['handle']}")
     return _page(ctx, t, book, status=422, form=which, values=values, errors=errors)
+
+
+@router.post("/t/{tid}/people/upload")
+def people_upload(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
+    """An uploaded list: first its preview (every row, each refused one named beside its line,
+    nothing stored), then — the same file sent back by the preview's button — every row or
+    none."""
+    st = ctx.standing(tid)  # the core refuses one who may not manage the tournament
+    t, book = st.tournament, st.book
+    ctx.check_csrf(str(form.get("csrf", "")))
+    kind = "teams" if form.get("kind") == "teams" else "players"
+    upload = form.get("file")
+    if isinstance(upload, UploadFile) and upload.filename:
+        data, filename = upload.file.read(), upload.filename
+    else:  # the preview's button sends the file back as it was read
+        try:
+            data = base64.b64decode(str(form.get("data", "")), validate=True)
+        except (binascii.Error, ValueError):
+            data = b""
+        filename = str(form.get("filename", ""))[:200]
+    if not data:
+        return _page(ctx, t, book, status=422, form="upload", values={"kind": kind},
+                     errors={"file": _("Choose the file with the list.")})
+    try:
+        view = ctx.app.handle(views.command(ImportRoster, kind=kind, filename=filename,
+                                            data=data, dry_run=form.get("confirm") != "1"),
+                              ctx.actor(), tid)
+    except (*views.REFUSED, SudyaError) as exc:
+        return _page(ctx, t, book, status=422, form="upload", values={"kind": kind},
+                     errors={"file": i18n.error(exc)})
+    if view.imported:
+        return views.done(request, f"/t/{tid}/people?added={view.count}")
+    problems: dict[int, list[str]] = {}
+    for p in view.problems:
+        problems.setdefault(p.line, []).append(
+            i18n.error(SudyaError(p.code, field=p.field, **p.params), book))
+    return _page(ctx, t, book, status=200 if not problems else 422, form="upload",
+                 values={"kind": kind}, preview=view, preview_problems=problems,
+                 upload_data=base64.b64encode(data).decode(), upload_name=filename)
