@@ -66,6 +66,9 @@ PERMISSION: dict[type[Any], Permission] = {
     c.ResetPassword: "manage",  # and only an account of the organiser's own events
     c.AllowSeries: "owner",
     c.ImportRoster: "manage",
+    c.SetPlan: "manage",
+    c.PairRound: "pairings",
+    c.DropPlayer: "manage",
 }
 
 
@@ -320,7 +323,12 @@ def _undo(reading: Reading, st: Standing, cmd: c.Undo) -> None:
     _event(reading, st.tournament, cmd.event, "event")
 
 
+def _dropping(reading: Reading, st: Standing, cmd: c.DropPlayer) -> None:
+    _people(st, [("player", cmd.player)])
+
+
 SCOPE: dict[type[Any], Callable[[Reading, Standing, Any], None]] = {
+    c.DropPlayer: _dropping,
     c.RecordInfraction: _infraction,
     c.EndMatch: _players,
     c.RecordResult: _players,

@@ -25,9 +25,15 @@ from sudya.app.access import Standing
 from sudya.app.common import Actor, LedgerError
 from sudya.app.ledger import Ledger, Recorded
 from sudya.app.queries import find_tournament
-from sudya.app.views import AccountView, PasswordCodeView, RosterImportView
+from sudya.app.views import (
+    AccountView,
+    PairedRoundView,
+    PasswordCodeView,
+    RosterImportView,
+)
 from sudya.domain import commands as c
 from sudya.domain.engine.model import Ruling
+from sudya.domain.plan import Plan
 from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.schema import Rulebook
 
@@ -281,6 +287,8 @@ def _create_tournament(app: Sudya, cmd: c.CreateTournament, actor: Actor, where:
             settings=cmd.settings, edition=cmd.edition, actor=actor,
             new_series_rulebook=cmd.new_series_rulebook)
         with app.ledger.uow().begin() as s:
+            if cmd.plan is not None:
+                _store_plan(s, tid, cmd.plan)
             accounts.organisers_follow(s, tournament=tid,
                                        author=None if actor.owner else
                                        (actor.user.username if actor.user else actor.name))
@@ -368,6 +376,38 @@ def _assign_role(app: Sudya, cmd: c.AssignRole, actor: Actor, where: Where) -> N
         with app.ledger.uow().begin() as s:
             user = accounts.user_named(s, cmd.username)
             accounts.assign(s, user=user, tournament_id=tournament, role=cmd.role)
+    finally:
+        app.forget(tournament)
+
+
+def _pair_round(app: Sudya, cmd: c.PairRound, actor: Actor, where: Where) -> PairedRoundView:
+    from sudya.app.swiss_rounds import pair
+
+    return pair(app.ledger, tournament=_in(app, cmd, actor, where), round=cmd.round,
+                seed=cmd.seed, actor=actor)
+
+
+def _drop_player(app: Sudya, cmd: c.DropPlayer, actor: Actor, where: Where) -> None:
+    from sudya.app.swiss_rounds import drop
+
+    drop(app.ledger, tournament=_in(app, cmd, actor, where), player=cmd.player,
+         after=cmd.after)
+
+
+def _store_plan(s: Session, tournament: int, plan: Plan) -> None:
+    from sqlalchemy import update
+
+    from sudya.adapters.db import models as m
+
+    s.execute(update(m.Tournament).where(m.Tournament.id == tournament)
+              .values(plan=plan.model_dump(mode="json", exclude_defaults=True)))
+
+
+def _set_plan(app: Sudya, cmd: c.SetPlan, actor: Actor, where: Where) -> None:
+    tournament = _in(app, cmd, actor, where)
+    try:
+        with app.ledger.uow().begin() as s:
+            _store_plan(s, tournament, cmd.plan)
     finally:
         app.forget(tournament)
 
@@ -563,6 +603,9 @@ HANDLERS: dict[type[Any], Handler] = {
     c.ResetPassword: _reset_password,
     c.AllowSeries: _allow_series,
     c.ImportRoster: _import_roster,
+    c.SetPlan: _set_plan,
+    c.PairRound: _pair_round,
+    c.DropPlayer: _drop_player,
     c.Undo: _undo,
 }
 

@@ -39,6 +39,7 @@ from sudya.app.views import (
 )
 from sudya.domain.bulk import paused_gc
 from sudya.domain.engine.model import Roster
+from sudya.domain.plan import Plan
 from sudya.domain.rulebook import loader
 from sudya.domain.standings import standings
 from sudya.i18n.messages import reason_text
@@ -98,7 +99,7 @@ def rulings_json(s: Session, tournament_id: int) -> list[dict[str, Any]]:
     and a busy day reads it far more often than it records. The list and its rulings are
     shared by the requests that read it: read only (the pages make their own views)."""
     marks = _marks(s, tournament_id)
-    key = (tournament_id, *marks)
+    key = _kept_under(tournament_id, marks)
     kept = RULINGS.get(key) if marks.chain_head else None
     if kept is not None:
         return kept
@@ -159,8 +160,15 @@ TABLES: Kept[tuple[Any, ...], _Table] = Kept(32)
 RULINGS: Kept[tuple[Any, ...], list[dict[str, Any]]] = Kept(32)
 
 _MARKS = (select(m.Tournament.series_id, m.Tournament.edition, m.Series.rulebook,
-                 m.Series.last_seq, m.Series.chain_head)
+                 m.Series.last_seq, m.Series.chain_head, m.Tournament.plan)
           .join(m.Series, m.Series.id == m.Tournament.series_id))
+
+
+def _kept_under(tournament_id: int, marks: Row[Any]) -> tuple[Any, ...]:
+    """The key a table is kept under: the series' marks, and the tournament's plan (its
+    match points and tie-breakers change the standings without an event)."""
+    *series, plan = marks
+    return (tournament_id, *series, orjson.dumps(plan, option=orjson.OPT_SORT_KEYS))
 _MARKS_OF = _MARKS.where(m.Tournament.id == bindparam("tournament"))
 
 
@@ -179,12 +187,13 @@ def _standings_table(s: Session, tournament_id: int) -> _Table:
     """The tournament's standings: kept from an earlier request while its series has not
     changed (`TABLES`), else made from its stored results and rulings."""
     marks = _marks(s, tournament_id)
-    key = (tournament_id, *marks)
+    key = _kept_under(tournament_id, marks)
     kept = TABLES.get(key) if marks.chain_head else None
     if kept is not None:
         return kept
     t = _tournament(s, tournament_id)
-    book = loader.load(t.series.rulebook, t.edition)
+    # the tournament's own match points and tie-breakers, where its plan sets them
+    book = Plan.model_validate(t.plan or {}).scored(loader.load(t.series.rulebook, t.edition))
     roster = tournament_roster(s, t)
     # thousands of results and their objects, none garbage until the table is made: a
     # collection half-way would walk them all for nothing (sudya.domain.bulk)
@@ -324,7 +333,7 @@ def event_of_request(s: Session, tournament_id: int, request_id: str,
 # asks for one): no ORM rows
 TOURNAMENT = (select(m.Tournament.id, m.Tournament.name, m.Tournament.position,
                       m.Tournament.edition, m.Tournament.level, m.Tournament.date,
-                      m.Tournament.settings, m.Series.id.label("series_id"),
+                      m.Tournament.settings, m.Tournament.plan, m.Series.id.label("series_id"),
                       m.Series.name.label("series_name"), m.Series.rulebook)
                .join(m.Series, m.Series.id == m.Tournament.series_id))
 
@@ -336,6 +345,7 @@ def tournament_view(row: Row[Any]) -> TournamentView:
     return TournamentView(id=row.id, name=row.name, position=row.position,
                           edition=row.edition, level=row.level, date=row.date,
                           settings=dict(row.settings or {}),
+                          plan=Plan.model_validate(row.plan or {}),
                           series=SeriesView(id=row.series_id, name=row.series_name,
                                             rulebook=row.rulebook))
 

@@ -294,3 +294,36 @@ class DqReportView(View):
     statements: list[DqStatement]
     head_judges: list[StaffMember]
     signatures: list[Signature]
+
+
+class SheetTable(View):
+    """One table of a round as posted at a venue: both sides' names and handles."""
+
+    table: int
+    a: str
+    a_name: str
+    b: str
+    b_name: str
+
+
+class SheetName(View):
+    """A player's line of the alphabetical list: their table and opponent."""
+
+    handle: str
+    name: str
+    table: int | None = Field(description="None: the player has the bye.")
+    opponent_name: str | None = None
+
+
+class RoundSheetView(View):
+    """What a round puts on paper (issue 36): the pairings by table, the same by name as
+    posted at a venue, and a result slip per table for the players to fill in and sign."""
+
+    lang: Lang
+    event: EventInfo
+    round: int
+    part: Literal["tables", "names", "slips"]
+    tables: list[SheetTable]
+    names: list[SheetName]
+    bye: str | None = None
+    bye_name: str | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Collection, Iterable
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -20,7 +20,7 @@ from sudya.adapters.db import models as m
 from sudya.app.appeals import requests as appeal_requests
 from sudya.app.incidents import incidents
 from sudya.app.ledger import LedgerError
-from sudya.app.people import display_names, person_name, tournament_people
+from sudya.app.people import display_names, fold, person_name, tournament_people
 from sudya.app.queries import (
     person_history,
     tournament_standings,
@@ -43,6 +43,9 @@ from sudya.app.report_views import (
     RecordLine,
     ReportRuling,
     ReportSanction,
+    RoundSheetView,
+    SheetName,
+    SheetTable,
     Signature,
     SlipsView,
     SlipView,
@@ -537,3 +540,35 @@ def dq_report(s: Session, *, tournament: int, event: str, lang: Lang = "ru") -> 
         sanction_names=[w.kind(k) for k in dq.kinds],
         rulings=[_report_ruling(r, w, events, tables, notes) for r in rulings],
         statements=statements, head_judges=heads, signatures=signatures)
+
+
+def round_sheet(s: Session, *, tournament: int, round: int | None,
+                part: Literal["tables", "names", "slips"], lang: Lang) -> RoundSheetView:
+    """A round's pairings on paper: by table, by name (alphabetical, as a venue posts them),
+    or one result slip per table. `round` None: the current round."""
+    from sudya.app.people import current_round
+    from sudya.app.swiss_rounds import byes
+
+    t = _tournament(s, tournament)
+    book = loader.load(t.series.rulebook, t.edition)
+    w, _staff_list = _words(s, t, book, lang)
+    if round is None:
+        round = current_round(s, tournament=tournament)
+    if round is None:
+        raise LedgerError("pairing.no-round", field="round")
+    rows = list(s.scalars(select(m.Pairing).where(m.Pairing.tournament_id == tournament,
+                                                  m.Pairing.round == round)
+                          .order_by(m.Pairing.table_no)))
+    bye = next((p for p, rounds in byes(s, tournament).items() if round in rounds), None)
+    if not rows and bye is None:
+        raise LedgerError("pairing.none-in-round", field="round", round=round)
+    tables = [SheetTable(table=r.table_no, a=r.player_a, a_name=w.who(r.player_a),
+                         b=r.player_b, b_name=w.who(r.player_b)) for r in rows]
+    names = [SheetName(handle=h, name=w.who(h), table=tb.table, opponent_name=o)
+             for tb in tables for h, o in ((tb.a, tb.b_name), (tb.b, tb.a_name))]
+    if bye is not None:
+        names.append(SheetName(handle=bye, name=w.who(bye), table=None))
+    names.sort(key=lambda n: (fold(n.name), n.handle))
+    return RoundSheetView(lang=lang, event=_event_info(t, w), round=round, part=part,
+                          tables=tables, names=names, bye=bye,
+                          bye_name=w.who(bye) if bye else None)

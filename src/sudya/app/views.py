@@ -28,6 +28,7 @@ from sudya.domain.engine.model import (
     Sanction,
     lifted,
 )
+from sudya.domain.plan import Plan
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.i18n.messages import reason_text
 
@@ -500,6 +501,8 @@ class TournamentView(View):
     level: str | None
     date: dt.date
     settings: dict[str, Any]
+    plan: Plan = Field(default_factory=Plan, description="How it is run: rounds, pairing, "
+                       "match points, tie-breakers, a top cut (unset: the rulebook's).")
 
 
 class EntrantView(View):
@@ -745,6 +748,24 @@ class RosterImportView(View):
     imported: bool
     rows: list[RosterRowView]
     problems: list[RosterProblemView]
+
+
+class PairingRowView(View):
+    """One table of a round Sudya paired: `a` is the higher placed."""
+
+    table: int
+    a: str
+    b: str
+
+
+class PairedRoundView(View):
+    """A round Sudya paired: its tables, the bye, and what a judge should know (codes with
+    the players concerned: `pairing.rematch`, `pairing.bye-moved`)."""
+
+    round: int
+    tables: list[PairingRowView]
+    bye: str | None = None
+    warnings: list[tuple[str, list[str]]] = Field(default_factory=list)
 
 
 class PasswordCodeView(View):

@@ -31,6 +31,7 @@ from pydantic_core import PydanticCustomError
 from sudya.domain import handles
 from sudya.domain.engine import model as e
 from sudya.domain.errors import SudyaError
+from sudya.domain.plan import Plan
 from sudya.domain.rulebook.schema import Rulebook
 
 MAX_ROUND = 1000
@@ -733,6 +734,28 @@ class CreateTournament(Setup):
     settings: dict[str, Any] | None = None
     edition: Id | None = None
     new_series_rulebook: Id | None = None
+    plan: Plan | None = None
+
+
+class PairRound(Setup):
+    """Sudya pairs a Swiss round from the standings (again, while it has no result); `seed`
+    makes round 1's random order another one."""
+
+    round: Annotated[int, Strict(), Field(ge=1, le=100)]
+    seed: Annotated[int, Strict(), Field(ge=0, le=2**31 - 1)] | None = None
+
+
+class DropPlayer(Setup):
+    """A player drops after a round (no more pairings), or is entered again (`after` None)."""
+
+    player: Handle
+    after: Annotated[int, Strict(), Field(ge=0, le=100)] | None
+
+
+class SetPlan(Setup):
+    """A tournament's plan changed (rounds, pairing, match points, tie-breakers, top cut)."""
+
+    plan: Plan
 
 
 class AddPlayer(Setup):
@@ -921,4 +944,4 @@ SETUP: tuple[type[Any], ...] = (
     CreateSeries, CreateTournament, AddPlayer, AddTeam, AddJudge, ReplacePlayer, CorrectResult,
     AddUser, AssignRole, FileAppeal, AddStatement, ImportPairings, StartRound, RegisterDecklist,
     FileIncident, SettleIncident, VerifyLedger, PublishRulebook, Undo, InviteUser, RemoveRole,
-    ResetPassword, AllowSeries, ImportRoster)
+    ResetPassword, AllowSeries, ImportRoster, SetPlan, PairRound, DropPlayer)

@@ -89,6 +89,8 @@ class Tournament(Audited, Base):
     level: Mapped[str | None] = mapped_column(String(50))
     settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     date: Mapped[dt.date] = mapped_column(Date)
+    # how it is run (domain.plan.Plan): configuration, not an event of the ledger
+    plan: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     series: Mapped[Series] = relationship(back_populates="tournaments")
     __table_args__ = (UniqueConstraint("series_id", "position"),
                       UniqueConstraint("series_id", "name"))
@@ -124,6 +126,8 @@ class Entry(Audited, Base):
     person_id: Mapped[int] = mapped_column(ForeignKey("person.id"), index=True)
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"))
     table_no: Mapped[int | None] = mapped_column(Integer)
+    # dropped: the last round they played (not paired after it); None: playing
+    dropped_after: Mapped[int | None] = mapped_column(Integer)
     __table_args__ = (UniqueConstraint("tournament_id", "person_id"),)
 
 
@@ -386,6 +390,18 @@ class AppealRequest(Audited, Base):
     reason: Mapped[str] = mapped_column(String(1000), default="")
     idempotency_key: Mapped[str | None] = mapped_column(String(100), unique=True)
     __table_args__ = (UniqueConstraint("tournament_id", "event_ext_id"),)
+
+
+class RoundBye(Audited, Base):
+    """The player a Swiss round gives the bye (one at most: an odd number of players); paired
+    with the round's tables, and replaced with them."""
+
+    __tablename__ = "round_bye"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"))
+    round: Mapped[int] = mapped_column(Integer)
+    player: Mapped[str] = mapped_column(String(100))
+    __table_args__ = (UniqueConstraint("tournament_id", "round"),)
 
 
 class Pairing(Audited, Base):

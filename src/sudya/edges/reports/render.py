@@ -12,14 +12,21 @@ import jinja2
 from babel.dates import format_date, format_datetime
 
 from sudya import __version__
-from sudya.app.report_views import DqReportView, JudgeReportView, PlayerRecordView, SlipsView
+from sudya.app.report_views import (
+    DqReportView,
+    JudgeReportView,
+    PlayerRecordView,
+    RoundSheetView,
+    SlipsView,
+)
 from sudya.app.views import View
 from sudya.i18n.messages import page_catalogue  # the web app's catalogue too (locale/ru.po)
 
 HERE = Path(__file__).resolve().parent
 STYLESHEET = HERE / "report.css"
 TEMPLATES: dict[type[View], str] = {JudgeReportView: "judge.html", SlipsView: "slips.html",
-                                    PlayerRecordView: "record.html", DqReportView: "dq.html"}
+                                    PlayerRecordView: "record.html", DqReportView: "dq.html",
+                                    RoundSheetView: "round.html"}
 
 
 def register(view_type: type[View], template: str) -> None:

@@ -9,10 +9,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import JSONResponse, Response
 
+from sudya.app.access import organised_series
 from sudya.app.accounts import (
     AuthError,
     csrf_ok,
     csrf_token,
+    may_start_series,
     readable_record,
     staff_series,
 )
@@ -145,7 +147,11 @@ def _safe_next(url: str) -> str:
 # ---------------------------------------------------------------------- tournaments
 @router.get("/tournaments")
 def tournaments(ctx: C) -> Response:
-    return ctx.render("tournaments.html", tournaments=ctx.read(all_tournaments))
+    may_set_up = ctx.user is not None and bool(
+        ctx.read(may_start_series, ctx.user.username)
+        or ctx.read(organised_series, ctx.actor()))
+    return ctx.render("tournaments.html", tournaments=ctx.read(all_tournaments),
+                      may_set_up=may_set_up)
 
 
 @router.get("/t/{tid}")

@@ -16,7 +16,13 @@ from fastapi.responses import Response
 
 from sudya.app.accounts import AuthError, readable_record, staff_series
 from sudya.app.report_views import JudgeReportView, Lang
-from sudya.app.reports import dq_report, judge_report, penalty_slips, player_record
+from sudya.app.reports import (
+    dq_report,
+    judge_report,
+    penalty_slips,
+    player_record,
+    round_sheet,
+)
 from sudya.app.views import TournamentView
 from sudya.app.views import View as ReportView
 from sudya.edges import reports
@@ -191,3 +197,30 @@ def api_report(ctx: C, tid: Annotated[int, Path(ge=1, le=BIGGEST_ID)],
         raise AuthError("sign in first (POST /api/v1/login)", status=401)
     _officer(ctx, tid)
     return ctx.read(judge_report, tournament=tid, lang=lang or _lang())
+
+
+# ---------------------------------------------------------------------- a round on paper
+Part = Literal["tables", "names", "slips"]
+
+
+def _round_sheet(ctx: Ctx, tid: int, part: Part, round: int | None) -> ReportView:
+    """A round's pairings (by table, by name) or result slips: for the tournament's staff."""
+    ctx.standing(tid, "view-all")
+    return ctx.read(round_sheet, tournament=tid, round=round, part=part, lang=_lang())
+
+
+@router.get("/t/{tid}/round/{part}.pdf")
+def round_pdf(ctx: C, tid: int, part: Part,
+              round: Annotated[int | None, Query(ge=1, le=1000)] = None) -> Response:
+    view = _round_sheet(ctx, tid, part, round)
+    return _pdf(view, f"round-{tid}-{part}")
+
+
+@router.get("/t/{tid}/round/{part}")
+def round_page(ctx: C, tid: int, part: Part,
+               round: Annotated[int | None, Query(ge=1, le=1000)] = None) -> Response:
+    view = _round_sheet(ctx, tid, part, round)
+    number = getattr(view, "round", round)
+    links = _links(f"/t/{tid}/round/{part}", back=f"/t/{tid}/pairings?round={number}")
+    links["pdf"] = f"/t/{tid}/round/{part}.pdf?round={number}"
+    return _page(view, links)

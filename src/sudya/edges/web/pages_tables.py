@@ -21,8 +21,9 @@ from sudya.app.people import (
     search_people,
     tournament_people,
 )
-from sudya.app.views import PairingsView, PersonView, TournamentView
-from sudya.domain.commands import ImportPairings
+from sudya.app.swiss_rounds import byes
+from sudya.app.views import PairedRoundView, PairingsView, PersonView, TournamentView
+from sudya.domain.commands import ImportPairings, PairRound
 from sudya.domain.errors import SudyaError
 from sudya.edges.web import forms, i18n, views
 from sudya.edges.web.context import Ctx, get_ctx, see_other
@@ -112,16 +113,22 @@ def find(ctx: C, tid: int, q: str = "") -> Response:
 # ---------------------------------------------------------------------- the pairings page
 def _page(ctx: Ctx, t: TournamentView, roles: Roles, round: int | None, *, status: int = 200,
           values: dict[str, str] | None = None, errors: dict[str, Any] | None = None,
-          imported: int | None = None) -> Response:
+          imported: int | None = None, paired: PairedRoundView | None = None) -> Response:
     pairings, people = ctx.read(round_tables, tournament=t.id, round=round)
     current = pairings.current_round
     # the form offers the round started without its pairings, or else the next one
     suggested = current + 1 if current in pairings.rounds else current or 1
+    had = ctx.read(byes, t.id)
+    bye = next((p for p, rounds in had.items() if pairings.round in rounds), None)
+    names = {p.handle: p.name for p in people}
     return ctx.render("pairings.html", status=status, t=t, roles=roles, pairings=pairings,
                       tables=_tables(t, pairings, people) if pairings.tables else [],
                       values=values or {"round": str(suggested)}, errors=errors or {},
                       imported=imported, columns=",".join(PLAYER_COLUMNS),
-                      team_columns=",".join(TEAM_COLUMNS))
+                      team_columns=",".join(TEAM_COLUMNS), bye=bye,
+                      bye_name=names.get(bye or "", bye), paired=paired,
+                      warnings=[i18n.error(SudyaError(code, a=hs[0], b=hs[-1]))
+                                for code, hs in (paired.warnings if paired else [])])
 
 
 @router.get("/t/{tid}/pairings")
@@ -166,3 +173,25 @@ def pairings_upload(ctx: C, tid: int, request: Request, form: forms.Posted) -> R
             return see_other(f"/t/{tid}/pairings?round={number}&imported={count}")
     return _page(ctx, t, roles, number if number else None, status=422, values=values,
                  errors=errors)
+
+
+@router.post("/t/{tid}/pairings/swiss")
+def pairings_swiss(ctx: C, tid: int, form: forms.Posted) -> Response:
+    """Sudya pairs the round (again, until its first result): the Swiss rules of
+    domain.swiss, from the standings, the results and the byes so far."""
+    st = ctx.standing(tid)  # the core refuses one who may not pair
+    t, roles = st.tournament, st.roles
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {"round": str(form.get("round", "")).strip()}
+    number = forms.whole_number(values["round"], 100)
+    if number is None or number < 1:
+        return _page(ctx, t, roles, None, status=422, values=values,
+                     errors={"swiss": _("A whole number from 1 to 100.")})
+    try:
+        paired = ctx.app.handle(views.command(PairRound, round=number), ctx.actor(), tid)
+    except AuthError:
+        raise
+    except SudyaError as exc:
+        return _page(ctx, t, roles, number, status=422, values=values,
+                     errors={"swiss": i18n.error(exc)})
+    return _page(ctx, t, roles, number, paired=paired)

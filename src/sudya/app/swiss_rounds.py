@@ -1,0 +1,110 @@
+"""Swiss rounds paired by Sudya (issue 36): the next round's tables from the standings, the
+results and the byes so far (domain.swiss), stored as the round's pairings — the same rows an
+imported CSV makes, so the dashboard's tables, the slips and the results follow — and its bye.
+
+A round may be paired again until its first result is entered; a dropped player is never
+paired after the round they dropped after; a bye counts as a won match of the round (its
+player is given the tournament's points for a win), as card-game Swiss events count it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from sudya.adapters.db import models as m
+from sudya.app.common import Actor, LedgerError
+from sudya.app.ledger import Ledger
+from sudya.app.queries import tournament_standings
+from sudya.app.readback import tournament_results
+from sudya.app.views import PairedRoundView, PairingRowView
+from sudya.domain import swiss
+
+MAX_ROUND = 100
+
+
+def byes(s: Session, tournament: int, before: int | None = None) -> dict[str, list[int]]:
+    """player -> the rounds they had the bye in (before round `before`)."""
+    query = select(m.RoundBye.player, m.RoundBye.round).where(
+        m.RoundBye.tournament_id == tournament)
+    if before is not None:
+        query = query.where(m.RoundBye.round < before)
+    out: dict[str, list[int]] = {}
+    for player, rnd in s.execute(query.order_by(m.RoundBye.round)):
+        out.setdefault(player, []).append(rnd)
+    return out
+
+
+def entrants(s: Session, tournament: int, round: int) -> list[swiss.Entrant]:
+    """Everyone registered, as the pairing sees them before `round`: points and place from the
+    standings, opponents from the results that count, byes, and who dropped or left."""
+    t = s.get(m.Tournament, tournament)
+    assert t is not None
+    table = tournament_standings(s, tournament)["players"]
+    met: dict[str, set[str]] = {}
+    for result, _position in tournament_results(s, t):
+        if result.round is not None and result.round >= round:
+            continue
+        a, b = result.players
+        met.setdefault(a, set()).add(b)
+        met.setdefault(b, set()).add(a)
+    had = byes(s, tournament, before=round)
+    dropped = {h for h, after in s.execute(
+        select(m.Person.handle, m.Entry.dropped_after)
+        .join(m.Entry, m.Entry.person_id == m.Person.id)
+        .where(m.Entry.tournament_id == tournament, m.Entry.dropped_after.is_not(None)))
+        if after < round}
+    out = []
+    for rank, (handle, line) in enumerate(table.items(), start=1):
+        out.append(swiss.Entrant(
+            handle=handle, points=int(line.get("match_points") or 0), rank=rank,
+            opponents=frozenset(met.get(handle, ())), byes=len(had.get(handle, ())),
+            # who left the tournament (a disqualification) takes no place: never paired
+            dropped=handle in dropped or line.get("place", rank) is None))
+    return out
+
+
+def pair(ledger: Ledger, *, tournament: int, round: int, seed: int | None,
+         actor: Actor) -> PairedRoundView:
+    """Pair `round` (again, while it has no result) and store it in place of what it had."""
+    if not 1 <= round <= MAX_ROUND:
+        raise LedgerError("value.between", field="round", least=1, most=MAX_ROUND)
+    with ledger.uow().begin() as s:
+        # the tournament's row is the pairing's lock (as an imported round's)
+        t = s.get(m.Tournament, tournament, with_for_update=True)
+        if t is None:
+            raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
+        if s.scalar(select(func.count()).select_from(m.Result).where(
+                m.Result.tournament_id == tournament, m.Result.round == round)):
+            raise LedgerError("pairing.round-has-results", field="round", round=round)
+        field = entrants(s, tournament, round)
+        if sum(not e.dropped for e in field) < 2:
+            raise LedgerError("pairing.too-few", field="round", count=len(field))
+        made = swiss.pair_round(field, seed=seed if seed is not None else tournament * 1000 + round)
+        s.execute(delete(m.Pairing).where(m.Pairing.tournament_id == tournament,
+                                          m.Pairing.round == round))
+        s.execute(delete(m.RoundBye).where(m.RoundBye.tournament_id == tournament,
+                                           m.RoundBye.round == round))
+        stamp: dict[str, Any] = {"created_at": m.now(), "created_by": actor.name,
+                                 "request_id": actor.request_id}
+        s.add_all(m.Pairing(tournament_id=tournament, round=round, table_no=p.table,
+                            player_a=p.a, player_b=p.b, **stamp) for p in made.tables)
+        if made.bye is not None:
+            s.add(m.RoundBye(tournament_id=tournament, round=round, player=made.bye, **stamp))
+    return PairedRoundView(
+        round=round, bye=made.bye,
+        tables=[PairingRowView(table=p.table, a=p.a, b=p.b) for p in made.tables],
+        warnings=[(n.code, list(n.handles)) for n in made.warnings])
+
+
+def drop(ledger: Ledger, *, tournament: int, player: str, after: int | None) -> None:
+    """A player drops after round `after` (None: re-entered, paired again)."""
+    with ledger.uow().begin() as s:
+        entry = s.scalar(select(m.Entry).join(m.Person, m.Person.id == m.Entry.person_id)
+                         .where(m.Entry.tournament_id == tournament, m.Person.handle == player))
+        if entry is None:
+            raise LedgerError("scope.not-entered", field="player", handle=player,
+                              tournament=str(tournament))
+        entry.dropped_after = after
