@@ -105,3 +105,37 @@ def test_only_who_pairs_pairs(app: FastAPI, signed_in: SignIn) -> None:
     r = judge.post(f"/t/{tid}/pairings/swiss", data={
         "csrf": csrf_of(judge, "/t/1"), "round": "1"})
     assert r.status_code == 403
+
+
+def test_a_player_dropped_and_entered_again_from_the_people_page(
+        app: FastAPI, signed_in: SignIn, ledger: Ledger) -> None:
+    tid = swiss(app)
+    org = signed_in("org")
+
+    def send(**fields: str) -> int:
+        return org.post(f"/t/{tid}/people/drop", data={
+            "csrf": csrf_of(org, f"/t/{tid}/people"), **fields},
+            follow_redirects=False).status_code
+
+    assert send(player="pl03", after="0") == 303
+    page = html.unescape(org.get(f"/t/{tid}/people").text)
+    assert "Выбывшие игроки" in page and "после тура 0" in page
+    assert pair(org, tid, 1)[0] == 200
+    assert "pl03" not in {p for pair_ in tables(ledger, tid, 1) for p in pair_}
+    assert send(player="nobody", after="1") == 422
+    assert send(player="pl03", after="") == 422  # the round is asked for
+    assert send(player="pl03", back="1") == 303
+    assert "после тура 0" not in html.unescape(org.get(f"/t/{tid}/people").text)
+
+
+def test_a_table_card_opens_its_result_form(app: FastAPI, signed_in: SignIn,
+                                            ledger: Ledger) -> None:
+    tid = swiss(app)
+    org = signed_in("org")
+    assert pair(org, tid, 1)[0] == 200
+    a, b = tables(ledger, tid, 1)[0]
+    board = html.unescape(org.get(f"/t/{tid}").text)
+    link = f"/t/{tid}/results?round=1&a={a}&b={b}"
+    assert link in board
+    form = html.unescape(org.get(link).text)
+    assert f'<option value="{a}" selected>' in form and f'<option value="{b}" selected>' in form

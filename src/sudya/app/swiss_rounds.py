@@ -108,3 +108,12 @@ def drop(ledger: Ledger, *, tournament: int, player: str, after: int | None) -> 
             raise LedgerError("scope.not-entered", field="player", handle=player,
                               tournament=str(tournament))
         entry.dropped_after = after
+
+
+def dropped(s: Session, tournament: int) -> dict[str, int]:
+    """player -> the round they dropped after."""
+    return {h: after for h, after in s.execute(
+        select(m.Person.handle, m.Entry.dropped_after)
+        .join(m.Entry, m.Entry.person_id == m.Person.id)
+        .where(m.Entry.tournament_id == tournament, m.Entry.dropped_after.is_not(None))
+        .order_by(m.Person.handle))}

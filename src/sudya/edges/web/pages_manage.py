@@ -12,9 +12,17 @@ from fastapi.responses import Response
 from starlette.datastructures import UploadFile
 
 from sudya.app.queries import tournament_subjects, tournament_summary
+from sudya.app.swiss_rounds import dropped
 from sudya.app.views import TournamentView
 from sudya.domain import commands
-from sudya.domain.commands import AddJudge, AddPlayer, AddTeam, ImportRoster, ReplacePlayer
+from sudya.domain.commands import (
+    AddJudge,
+    AddPlayer,
+    AddTeam,
+    DropPlayer,
+    ImportRoster,
+    ReplacePlayer,
+)
 from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook.schema import Rulebook
 from sudya.edges.web import forms, i18n, views
@@ -45,7 +53,7 @@ def _page(ctx: Ctx, t: TournamentView, book: Rulebook, status: int = 200,
                                 "upload_data": "", "upload_name": ""}
     return ctx.render("manage.html", status=status, t=t, book=book, summary=summary,
                       role_names=roles, role_of=dict(roles), removed=removed,
-                      **{**defaults, **data})
+                      dropped=ctx.read(dropped, t.id), **{**defaults, **data})
 
 
 @router.get("/t/{tid}/people")
@@ -172,3 +180,28 @@ def people_upload(ctx: C, tid: int, request: Request, form: forms.Posted) -> Res
     return _page(ctx, t, book, status=200 if not problems else 422, form="upload",
                  values={"kind": kind}, preview=view, preview_problems=problems,
                  upload_data=base64.b64encode(data).decode(), upload_name=filename)
+
+
+@router.post("/t/{tid}/people/drop")
+def people_drop(ctx: C, tid: int, request: Request, form: forms.Posted) -> Response:
+    """A player drops after a round (never paired after it), or is entered again (`back`)."""
+    st = ctx.standing(tid)  # the core refuses one who may not manage the tournament
+    t, book = st.tournament, st.book
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {k: str(form.get(k, "")).strip() for k in ("player", "after")}
+    back = form.get("back") == "1"
+    errors: dict[str, str] = {}
+    if not values["player"]:
+        errors["player"] = _("Required.")
+    after = forms.whole_number(values["after"], 100) if values["after"] else None
+    if not back and after is None:
+        errors["after"] = _("The round they played last: a whole number.")
+    if not errors:
+        try:
+            ctx.app.handle(views.command(DropPlayer, player=values["player"],
+                                         after=None if back else after), ctx.actor(), tid)
+        except views.REFUSED as exc:
+            errors["player" if exc.field != "after" else "after"] = i18n.error(exc, book)
+        else:
+            return views.done(request, f"/t/{tid}/people")
+    return _page(ctx, t, book, status=422, form="drop", values=values, errors=errors)

@@ -95,10 +95,14 @@ def _results_page(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles, *,
 
 
 @router.get("/t/{tid}/results")
-def results(ctx: C, tid: int, entered: bool = False, page: int = 1) -> Response:
+def results(ctx: C, tid: int, entered: bool = False, page: int = 1, round: str = "",
+            a: str = "", b: str = "") -> Response:
+    """The results form; `round`, `a` and `b` fill it in (a table card's «result» link)."""
     st = ctx.standing(tid, "results")
+    values = ({"round": round[:4], "player_a": a[:100], "player_b": b[:100]}
+              if round or a or b else None)
     return _results_page(ctx, st.tournament, st.book, st.roles, entered=entered,
-                         page=min(page, 100_000))
+                         page=min(page, 100_000), values=values)
 
 
 @router.post("/t/{tid}/results")
