@@ -117,3 +117,11 @@ def dropped(s: Session, tournament: int) -> dict[str, int]:
         .join(m.Entry, m.Entry.person_id == m.Person.id)
         .where(m.Entry.tournament_id == tournament, m.Entry.dropped_after.is_not(None))
         .order_by(m.Person.handle))}
+
+
+def seated_at(s: Session, tournament: int, round: int, table: int) -> tuple[str, str] | None:
+    """The two sides of a round's table (None: no such table in the round's pairings)."""
+    row = s.execute(select(m.Pairing.player_a, m.Pairing.player_b).where(
+        m.Pairing.tournament_id == tournament, m.Pairing.round == round,
+        m.Pairing.table_no == table)).first()
+    return (row.player_a, row.player_b) if row is not None else None

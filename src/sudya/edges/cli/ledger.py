@@ -214,22 +214,43 @@ def tournament_create(
     rulebook: Annotated[str | None, typer.Option(help="rulebook of a new series")] = None,
     level: Annotated[str | None, typer.Option()] = None,
     setting: Annotated[list[str] | None, typer.Option(help="key=value")] = None,
+    rounds: Annotated[int | None, typer.Option(help="how many rounds")] = None,
+    pairing: Annotated[str, typer.Option(
+        help="swiss (Sudya pairs), teams (the judges enter matchups) or imported (CSV)")]
+    = "imported",
+    points: Annotated[str | None, typer.Option(
+        help="match points WIN/DRAW/LOSS, e.g. 3/1/0 (default: the rulebook's)")] = None,
+    tiebreaker: Annotated[list[str] | None, typer.Option(
+        help="tie-breakers in order: omw, gw, ogw, buchholz, sb (default: the rulebook's)")]
+    = None,
+    top_cut: Annotated[int, typer.Option(help="top cut after the Swiss: 0, 2, 4 or 8")] = 0,
     by: By = None,
     db: Db = None,
 ) -> None:
-    """Новый турнир (и серия, если её нет). A new tournament (and series if needed)."""
+    """Новый турнир (и серия, если её нет). A new tournament (and series if needed), with how
+    it is run: rounds, pairing, match points, tie-breakers, a top cut."""
     from sudya.app.queries import series_exists
     from sudya.domain.commands import CreateTournament
+    from sudya.domain.plan import Plan
 
     day = _date(date, "--date")
     settings = _details(setting or [], "--setting")
+    win = draw = loss = None
+    if points is not None:
+        parts = points.split("/")
+        if len(parts) != 3 or not all(p.isdigit() for p in parts):
+            raise UsageError(f"--points: write WIN/DRAW/LOSS, such as 3/1/0, got {points!r}")
+        win, draw, loss = (int(p) for p in parts)
+    plan = build(Plan, rounds=rounds, pairing=pairing, win=win, draw=draw, loss=loss,
+                 tiebreakers=tiebreaker or None, top_cut=top_cut)
     who = actor(by, db)
     with opened(db) as sudya:
         exists = sudya.read(series_exists, name=series)
         if not exists and rulebook is None:
             raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
         cmd = build(CreateTournament, series=series, name=name, date=day, level=level,
-                    settings=settings, new_series_rulebook=None if exists else rulebook)
+                    settings=settings, new_series_rulebook=None if exists else rulebook,
+                    plan=plan)
         tid = send(sudya, cmd, who)
     out.print(str(tid))
 
@@ -413,12 +434,33 @@ def correct(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="eve
 
 @app.command()
 def result(tournament: TournamentOpt,
-           player_a: Annotated[str, typer.Argument()],
-           player_b: Annotated[str, typer.Argument()],
-           score: Annotated[str, typer.Argument(help="e.g. 2-1 or 12-8")],
+           given: Annotated[list[str], typer.Argument(
+               metavar="[PLAYER_A PLAYER_B] SCORE",
+               help="the two players and the score (2-1, 12-8), or the score alone with "
+                    "--table (the first player of the table's pairing first)")],
            round_: Annotated[int | None, typer.Option("--round")] = None,
+           table: Annotated[int | None, typer.Option(
+               "--table", help="the round's table: its two players, from its pairings")]
+           = None,
            by: By = None, db: Db = None) -> None:
-    """Результат партии или матча. Record a game or match result."""
+    """Результат партии или матча. Record a game or match result: of two players, or of a
+    table of the round's pairings (--table, with --round)."""
+    if table is not None:
+        if len(given) != 1:
+            raise UsageError("SCORE: with --table give the score alone, such as 2-1")
+        if round_ is None:
+            raise UsageError("--round: the round of the table's pairing")
+        from sudya.app.swiss_rounds import seated_at
+
+        with opened(db) as sudya:
+            seated = sudya.read(seated_at, tournament, round_, table)
+        if seated is None:
+            raise UsageError(f"--table: round {round_} has no table {table}")
+        player_a, player_b, score = *seated, given[0]
+    elif len(given) == 3:
+        player_a, player_b, score = given
+    else:
+        raise UsageError("PLAYER_A PLAYER_B SCORE: give the two players and the score")
     try:
         a, b = (int(x) for x in score.split("-"))
     except ValueError:

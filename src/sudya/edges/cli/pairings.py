@@ -1,4 +1,6 @@
-"""`sudya pairings import`: a round's tables from a CSV file, every row or none."""
+"""`sudya pairings import`: a round's tables from a CSV file, every row or none; `sudya
+pairings swiss`: Sudya pairs a Swiss round; `sudya player drop`: a player leaves the
+pairings."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from sudya.edges.cli.core import By, actor, build, opened, send
 from sudya.edges.cli.ledger import Db, TournamentOpt
 from sudya.edges.cli.main import UsageError, app, cli_lang
 
-pairings_app = typer.Typer(help="Рассадка тура / pairings: import.", no_args_is_help=True)
+pairings_app = typer.Typer(help="Рассадка тура / pairings: swiss, import.",
+                           no_args_is_help=True)
 app.add_typer(pairings_app, name="pairings")
 
 
@@ -45,3 +48,48 @@ def import_(file: Annotated[Path, typer.Argument(help="CSV: table,player_a,playe
         out.print(f"round {round_}: imported {count} table(s)")
     else:
         out.print(f"тур {round_}: загружено столов: {count}")
+
+
+@pairings_app.command("swiss")
+def swiss(tournament: TournamentOpt,
+          round_: Annotated[int, typer.Option("--round", help="round number")],
+          seed: Annotated[int | None, typer.Option(help="another random order of round 1")]
+          = None,
+          by: By = None, db: Db = None) -> None:
+    """Составить пары тура по швейцарской системе (заново — пока в туре нет результатов).
+    Pair a Swiss round from the standings (again, until its first result); prints its
+    tables."""
+    from sudya.domain.commands import PairRound
+    from sudya.i18n.messages import render
+
+    cmd = build(PairRound, round=round_, seed=seed)
+    who = actor(by, db)
+    with opened(db) as sudya:
+        view = send(sudya, cmd, who, tournament)
+    lang = cli_lang()
+    for p in view.tables:
+        out.print(f"{p.table}\t{p.a}\t{p.b}")
+    if view.bye:
+        out.print(f"{'bye' if lang == 'en' else 'пропуск'}\t{view.bye}")
+    for code, handles in view.warnings:
+        sys.stderr.write(render(code, {"a": handles[0], "b": handles[-1]}, lang) + "\n")
+
+
+@pairings_app.command("drop")
+def drop(player: Annotated[str, typer.Argument(help="the player's id")],
+         tournament: TournamentOpt,
+         after: Annotated[int | None, typer.Option(
+             help="the last round they played (leave out with --back)")] = None,
+         back: Annotated[bool, typer.Option("--back", help="entered again")] = False,
+         by: By = None, db: Db = None) -> None:
+    """Игрок выбывает после тура (или возвращается, --back). A player drops after a round
+    (never paired again), or is entered again."""
+    from sudya.domain.commands import DropPlayer
+
+    if not back and after is None:
+        raise UsageError("--after: the last round they played (or --back)")
+    cmd = build(DropPlayer, player=player, after=None if back else after)
+    who = actor(by, db)
+    with opened(db) as sudya:
+        send(sudya, cmd, who, tournament)
+    out.print(player)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from typer.core import TyperGroup
@@ -133,6 +133,31 @@ def slip(tournament: Tournament,
     chosen = _lang(lang)
     with opened(db) as sudya:
         view = sudya.read(penalty_slips, tournament=tournament, event=event, lang=chosen)
+    _files(view, pdf=pdf, html=html, json_=json_)
+
+
+@report_app.command("round")
+def round_sheet_cmd(tournament: Tournament,
+                    part: Annotated[str, typer.Argument(
+                        help="tables (by table), names (alphabetical) or slips (result "
+                             "slips)")],
+                    round_: Annotated[int | None, typer.Option(
+                        "--round", help="round number (default: the current round)")] = None,
+                    pdf: PdfOpt = None, html: HtmlOpt = None, json_: JsonOpt = None,
+                    lang: ReportLang = "ru", db: Db = None) -> None:
+    """Тур на бумаге: пары по столам, по фамилиям, бланки результатов. A round on paper: its
+    pairings by table or by name, or a result slip per table."""
+    from sudya.app.reports import round_sheet
+
+    parts: dict[str, Literal["tables", "names", "slips"]] = {
+        "tables": "tables", "names": "names", "slips": "slips"}
+    if part not in parts:
+        raise UsageError(f"PART: tables, names or slips, got {part!r}")
+    _need_output(pdf, html, json_)
+    chosen = _lang(lang)
+    with opened(db) as sudya:
+        view = sudya.read(round_sheet, tournament=tournament, round=round_,
+                          part=parts[part], lang=chosen)
     _files(view, pdf=pdf, html=html, json_=json_)
 
 
