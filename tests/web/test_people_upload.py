@@ -48,7 +48,8 @@ def test_a_russian_excel_list_is_previewed_then_added(signed_in: SignIn,
     data = ("Ник;Имя;Команда;Стол\n" + rows).encode("cp1251")
     status, page = upload(head, data, "игроки.csv")
     assert status == 200, page[-2000:]
-    assert "500 строк" in page and "Игрок Номер 499" in page
+    assert "500 строк" in page and "Игрок Номер 19" in page
+    assert "Игрок Номер 20<" not in page and "и ещё 480 строк" in page  # the first 20 shown
     assert "Добавить 500 игроков" in page
     assert handles(ledger) == before  # the preview stores nothing
     assert confirm(head, page) == 303

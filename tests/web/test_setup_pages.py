@@ -45,7 +45,7 @@ def test_an_organiser_adds_a_tournament_to_their_series(signed_in: SignIn,
     assert found is not None
     status, page, where = create(head, series=found.group(1), name="Этап 2",
                                  level="berserk:professional", rounds="5", win="2", draw="1",
-                                 loss="0", tb1="omw")
+                                 loss="0", tb1="omw", tb2="gw", tb3="buchholz")
     assert status == 303, page
     tid = int(re.fullmatch(r"/t/(\d+)/people", where).group(1))  # type: ignore[union-attr]
     assert head.get(where).status_code == 200  # its organiser: the author, and the series'
@@ -53,7 +53,7 @@ def test_an_organiser_adds_a_tournament_to_their_series(signed_in: SignIn,
         t = find_tournament(s, tournament=tid)
     assert t is not None and t.level == "professional"
     assert t.plan == Plan(rounds=5, pairing="swiss", win=2, draw=1, loss=0,
-                          tiebreakers=["omw"])
+                          tiebreakers=["omw", "gw", "buchholz"])
 
 
 def test_refusals_stand_beside_their_fields(signed_in: SignIn) -> None:
@@ -106,3 +106,19 @@ def test_the_tournaments_match_points_score_its_standings(app: FastAPI,
     sudya.handle(c.SetPlan(plan=Plan(win=5)), OWNER, tid)  # kept tables follow the plan
     with ledger.factory() as s:
         assert tournament_standings(s, tid)["players"]["anya"]["match_points"] == 5
+
+
+def test_the_tournaments_tiebreakers_order_its_standings(app: FastAPI, ledger: Ledger) -> None:
+    sudya = app.state.sudya
+    tid = sudya.handle(c.CreateTournament(
+        series="Показатели", name="Этап 1", date=dt.date(2026, 12, 20), level="professional",
+        new_series_rulebook="berserk", plan=Plan(tiebreakers=["buchholz", "gw", "omw"])),
+        OWNER)
+    for p in ("anya", "boba", "vova", "gena"):
+        sudya.handle(c.AddPlayer(handle=p), OWNER, tid)
+    sudya.handle(c.RecordResult(players=("anya", "boba"), score=(2, 0), round=1), OWNER, tid)
+    sudya.handle(c.RecordResult(players=("vova", "gena"), score=(2, 1), round=1), OWNER, tid)
+    with ledger.factory() as s:
+        line = tournament_standings(s, tid)["players"]["anya"]
+    assert list(k for k in line if k in ("buchholz", "gw", "omw")) == ["buchholz", "gw", "omw"]
+    assert line["gw"] == 1.0 and line["buchholz"] == 0 and line["omw"] == round(1 / 3, 4)

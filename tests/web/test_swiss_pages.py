@@ -16,6 +16,7 @@ from web_testkit import csrf_of
 
 from sudya.app.demo import PASSWORD
 from sudya.app.ledger import Actor, Ledger
+from sudya.app.queries import tournament_standings
 from sudya.app.swiss_rounds import byes
 from sudya.domain import commands as c
 from sudya.domain.plan import Plan
@@ -67,6 +68,10 @@ def test_a_swiss_event_round_after_round(app: FastAPI, signed_in: SignIn,
     assert len(first) == 4 and sum(len(r) for r in had.values()) == 1
     seated = {p for pair_ in first for p in pair_} | set(had)
     assert seated == set(PLAYERS)
+    [bye] = had
+    with ledger.factory() as s:  # a bye is a match won 2-0, counted as soon as it is given
+        line = tournament_standings(s, tid)["players"][bye]
+    assert (line["match_points"], line["wins"], line["games_won"]) == (3, 1, 2)
     # re-paired before any result: the same seed, the same round
     assert pair(org, tid, 1)[0] == 200 and tables(ledger, tid, 1) == first
     sudya = app.state.sudya

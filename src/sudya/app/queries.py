@@ -159,8 +159,16 @@ TABLES: Kept[tuple[Any, ...], _Table] = Kept(32)
 # the same for a tournament's rulings in the replay format (`rulings_json`)
 RULINGS: Kept[tuple[Any, ...], list[dict[str, Any]]] = Kept(32)
 
+# a round's bye changes the standings without an event (it is paired, not recorded): the
+# tournament's byes, by how many and the newest row, are among the marks
+_BYES = (select(func.count(m.RoundBye.id), func.max(m.RoundBye.id))
+         .where(m.RoundBye.tournament_id == m.Tournament.id))
 _MARKS = (select(m.Tournament.series_id, m.Tournament.edition, m.Series.rulebook,
-                 m.Series.last_seq, m.Series.chain_head, m.Tournament.plan)
+                 m.Series.last_seq, m.Series.chain_head,
+                 _BYES.with_only_columns(func.count(m.RoundBye.id)).scalar_subquery()
+                 .label("byes"),
+                 _BYES.with_only_columns(func.max(m.RoundBye.id)).scalar_subquery()
+                 .label("last_bye"), m.Tournament.plan)
           .join(m.Series, m.Series.id == m.Tournament.series_id))
 
 
@@ -197,8 +205,12 @@ def _standings_table(s: Session, tournament_id: int) -> _Table:
     roster = tournament_roster(s, t)
     # thousands of results and their objects, none garbage until the table is made: a
     # collection half-way would walk them all for nothing (sudya.domain.bulk)
+    byes = dict(s.execute(select(m.RoundBye.player, func.count()).where(
+        m.RoundBye.tournament_id == t.id).group_by(m.RoundBye.player)).tuples().all()) \
+        if marks.byes else {}
     with paused_gc():
-        made = standings(book, roster, rulings_of(s, t), counted_results(s, t), always=True)
+        made = standings(book, roster, rulings_of(s, t), counted_results(s, t), always=True,
+                         byes=byes)
     if made is None:
         raise LedgerError("scoring.none", field="tournament", rulebook=book.id)
     players: dict[str, dict[str, Any]] = made["players"]

@@ -79,14 +79,16 @@ def pair(ledger: Ledger, *, tournament: int, round: int, seed: int | None,
         if s.scalar(select(func.count()).select_from(m.Result).where(
                 m.Result.tournament_id == tournament, m.Result.round == round)):
             raise LedgerError("pairing.round-has-results", field="round", round=round)
-        field = entrants(s, tournament, round)
-        if sum(not e.dropped for e in field) < 2:
-            raise LedgerError("pairing.too-few", field="round", count=len(field))
-        made = swiss.pair_round(field, seed=seed if seed is not None else tournament * 1000 + round)
+        # what the round had goes first: its own bye is no point of the standings it is
+        # paired from (paired again, round 1 is the same round)
         s.execute(delete(m.Pairing).where(m.Pairing.tournament_id == tournament,
                                           m.Pairing.round == round))
         s.execute(delete(m.RoundBye).where(m.RoundBye.tournament_id == tournament,
                                            m.RoundBye.round == round))
+        field = entrants(s, tournament, round)
+        if sum(not e.dropped for e in field) < 2:
+            raise LedgerError("pairing.too-few", field="round", count=len(field))
+        made = swiss.pair_round(field, seed=seed if seed is not None else tournament * 1000 + round)
         stamp: dict[str, Any] = {"created_at": m.now(), "created_by": actor.name,
                                  "request_id": actor.request_id}
         s.add_all(m.Pairing(tournament_id=tournament, round=round, table_no=p.table,

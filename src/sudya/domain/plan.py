@@ -62,14 +62,14 @@ class Plan(BaseModel):
         if self.tiebreakers is not None:
             given: dict[str, Tiebreaker] = {tb.id: tb for tb in scoring.tiebreakers}
             changed["tiebreakers"] = [
-                given.get(i) or Tiebreaker.model_validate({"id": i, "floor": _floor(i)})
+                given.get(i) or Tiebreaker.model_validate({"id": i, **_floor(i)})
                 for i in self.tiebreakers]
         if not changed:
             return book
         return book.model_copy(update={"scoring": scoring.model_copy(update=changed)})
 
 
-def _floor(tiebreaker: str) -> str:
-    """A percentage tie-breaker counts each rate at no less than a third (the floor of the
-    usual rules); the others have none."""
-    return "1/3" if tiebreaker in ("omw", "ogw") else "0"
+def _floor(tiebreaker: str) -> dict[str, str]:
+    """A tournament's match-win tie-breaker counts each opponent's rate at no less than a
+    third (issue 36: «with a 33 % floor»; `ogw` has it by default); the others have none."""
+    return {"floor": "1/3"} if tiebreaker == "omw" else {}

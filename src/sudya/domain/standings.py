@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -61,15 +61,17 @@ class _Rulings:
 
 
 def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
-              results: list[tuple[Result, int]], always: bool = False) -> dict[str, Any] | None:
-    """The standings of the players and teams, or None when there is nothing to score."""
+              results: list[tuple[Result, int]], always: bool = False,
+              byes: Mapping[str, int] | None = None) -> dict[str, Any] | None:
+    """The standings of the players and teams, or None when there is nothing to score.
+    `byes`: how many byes each player of a Swiss event had (match points only)."""
     scoring = book.scoring
     if scoring is None or (not results and not always):
         return None
     read = _read_rulings(book, roster, rulings)
     if scoring.kind == "points":
         return _points(scoring, roster, results, read)
-    return _match_points(scoring, roster, results, read)
+    return _match_points(scoring, roster, results, read, byes or {})
 
 
 def annulled(book: Rulebook, roster: Roster, rulings: list[Ruling],
@@ -326,14 +328,30 @@ COUNTS = ("matches", "wins", "draws", "losses", "annulled", "games_won", "games_
           "match_points", "frozen")
 
 
+BYE_GAMES = 2  # a bye is a match won 2-0 (the MTG tournament rules, which Swiss events follow)
+
+
 def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, int]],
-                  read: _Rulings) -> dict[str, Any]:
+                  read: _Rulings, byes: Mapping[str, int]) -> dict[str, Any]:
     """Per player: matches, wins, draws, losses, annulled, games, match points, tiebreakers,
-    place and status; per team the sums of its players, its place and status."""
+    place and status; per team the sums of its players, its place and status. A bye counts
+    as a match won 2-0 with no opponent: in the player's own rates, in no one's opponents'."""
     # a line is a list of the COUNTS while results are added (a large open tournament has
     # thousands of them, each adding to two lines), a dict once made
     rows: dict[str, list[int]] = {p: [0] * len(COUNTS) for p in roster.players}
+    for player, n in byes.items():
+        row = rows.get(player)
+        if row is not None and n:
+            row[_MATCHES] += n
+            row[_WINS] += n
+            row[_WON] += BYE_GAMES * n
+            row[_POINTS] += scoring.win * n
     opponents: dict[str, list[str]] = defaultdict(list)
+    # Sonneborn–Berger needs whom each player beat and drew with: kept only when it is asked
+    # for (a large open tournament's results each add to these, for nothing otherwise)
+    track = any(tb.id == "sb" for tb in scoring.tiebreakers)
+    beaten: dict[str, list[str]] = defaultdict(list)
+    drawn: dict[str, list[str]] = defaultdict(list)
     points = {"win": scoring.win, "draw": scoring.draw, "loss": scoring.loss}
     win, draw, loss = scoring.win, scoring.draw, scoring.loss
     outcome_at = {"win": _WINS, "draw": _DRAWS, "loss": _LOSSES}
@@ -373,16 +391,23 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
                 row_b[_LOSSES] += 1
                 row_a[_POINTS] += win
                 row_b[_POINTS] += loss
+                if track:
+                    beaten[a].append(b)
             elif ga == gb:
                 row_a[_DRAWS] += 1
                 row_b[_DRAWS] += 1
                 row_a[_POINTS] += draw
                 row_b[_POINTS] += draw
+                if track:
+                    drawn[a].append(b)
+                    drawn[b].append(a)
             else:
                 row_a[_LOSSES] += 1
                 row_b[_WINS] += 1
                 row_a[_POINTS] += loss
                 row_b[_POINTS] += win
+                if track:
+                    beaten[b].append(a)
             row_a[_MATCHES] += 1
             row_b[_MATCHES] += 1
             row_a[_WON] += ga
@@ -421,7 +446,13 @@ def _match_points(scoring: Scoring, roster: Roster, results: list[tuple[Result, 
             row[_WON] += won
             row[_LOST] += lost
             row[_POINTS] += points[outcome]
-    breaks = _tiebreakers(scoring, rows, opponents)
+        if track:
+            for player, other, outcome in ((a, b, outcome_a), (b, a, outcome_b)):
+                if outcome == "win":
+                    beaten[player].append(other)
+                elif outcome == "draw":
+                    drawn[player].append(other)
+    breaks = _tiebreakers(scoring, rows, opponents, beaten, drawn)
     status = read.status
     # each player's place in the order, made once: match points, the tiebreakers (then the
     # id, _places)
@@ -469,45 +500,108 @@ _NONE = _Effects()  # no effect: read only
 
 
 def _tiebreakers(scoring: Scoring, rows: dict[str, list[int]],
-                 opponents: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+                 opponents: dict[str, list[str]], beaten: dict[str, list[str]],
+                 drawn: dict[str, list[str]]) -> dict[str, dict[str, float]]:
     """Each player's tiebreakers, in the rulebook's order (`rows`: the lines being added up,
-    lists of the COUNTS); none without them (not an empty dict for each player)."""
+    lists of the COUNTS; `beaten`, `drawn`: whom each player beat and drew with, kept only
+    for `sb`); none without them (not an empty dict for each player)."""
     if not scoring.tiebreakers:
         return {}
     out: dict[str, dict[str, float]] = {p: {} for p in rows}
     for tb in scoring.tiebreakers:
         if tb.id == "omw":
-            for p, omw in _omw(Fraction(tb.floor), scoring.win, rows, opponents).items():
-                out[p]["omw"] = omw
+            values = _omw(Fraction(tb.floor), scoring.win, rows, opponents)
+        elif tb.id == "gw":
+            values = _gw(rows)
+        elif tb.id == "ogw":
+            values = _ogw(Fraction(tb.floor), rows, opponents)
+        elif tb.id == "buchholz":
+            values = _buchholz(rows, opponents)
+        else:
+            values = _sb(rows, beaten, drawn)
+        for p, value in values.items():
+            out[p][tb.id] = value
     return out
 
 
 def _omw(floor: Fraction, win: int, rows: dict[str, list[int]],
          opponents: dict[str, list[str]]) -> dict[str, float]:
     """The mean of the opponents' match-win rates (each at least `floor`), rounded half to
-    even at 4 places, as `round(Fraction, 4)` does. Exact: each opponent's rate is one
-    fraction, taken once, and a player's sum is of whole numbers over their common
-    denominator (a Fraction per game would take most of a large tournament's time). A rate
-    is kept as its numerator and denominator, unreduced (the same value: a few distinct
-    denominators, one per number of matches played), and compared with the floor across."""
-    low, high = floor.numerator, floor.denominator
+    even at 4 places, as `round(Fraction, 4)` does (`_mean_rate`). An opponent's rate is
+    their match points over `win` × the matches they played (MTG tournament rules,
+    opponents' match-win percentage)."""
+    return _mean_rate(floor, {o: (rows[o][_POINTS], win * rows[o][_MATCHES])
+                              for o in {o for opps in opponents.values() for o in opps}},
+                      rows, opponents)
+
+
+def _ogw(floor: Fraction, rows: dict[str, list[int]],
+         opponents: dict[str, list[str]]) -> dict[str, float]:
+    """The mean of the opponents' game-win rates (`_gw`'s, each at least `floor`), rounded
+    as `_omw` (MTG tournament rules, opponents' game-win percentage). An opponent who played
+    no game has the rate 0, so the floor."""
     rate: dict[str, tuple[int, int]] = {}
     for o in {o for opps in opponents.values() for o in opps}:
-        num, den = rows[o][_POINTS], win * rows[o][_MATCHES]
-        rate[o] = (low, high) if num * high < low * den else (num, den)
+        won, played = rows[o][_WON], rows[o][_WON] + rows[o][_LOST]
+        rate[o] = (won, played) if played else (0, 1)
+    return _mean_rate(floor, rate, rows, opponents)
+
+
+def _mean_rate(floor: Fraction, rate: dict[str, tuple[int, int]], rows: dict[str, list[int]],
+               opponents: dict[str, list[str]]) -> dict[str, float]:
+    """Each player's mean over their opponents (one term per match) of the opponents'
+    `rate`s, each at least `floor`, rounded half to even at 4 places; 0 with no opponent.
+    Exact: each opponent's rate is one fraction, taken once, and a player's sum is of whole
+    numbers over their common denominator (a Fraction per game would take most of a large
+    tournament's time). A rate is kept as its numerator and denominator, unreduced (the same
+    value: a few distinct denominators, one per number of matches played), and compared with
+    the floor across."""
+    low, high = floor.numerator, floor.denominator
+    rate = {o: (low, high) if num * high < low * den else (num, den)
+            for o, (num, den) in rate.items()}
     common = math.lcm(*{den for _num, den in rate.values()})
     scaled = {o: num * (common // den) for o, (num, den) in rate.items()}
     out: dict[str, float] = {}
     for p in rows:
         opps = opponents.get(p)
-        if not opps:
-            out[p] = 0.0
-            continue
-        whole, rest = divmod(sum(map(scaled.__getitem__, opps)) * SHIFT, common * len(opps))
-        if 2 * rest > common * len(opps) or (2 * rest == common * len(opps) and whole % 2):
-            whole += 1
-        out[p] = whole / SHIFT
+        out[p] = _rounded(sum(map(scaled.__getitem__, opps)), common * len(opps)) \
+            if opps else 0.0
     return out
+
+
+def _gw(rows: dict[str, list[int]]) -> dict[str, float]:
+    """The player's game-win rate: games won of games played (won and lost: a result is
+    the games each side won, so no game is drawn), rounded as `_omw`; 0 with no game. The
+    MTG tournament rules' game-win percentage, which has no floor for the player's own."""
+    return {p: _rounded(row[_WON], row[_WON] + row[_LOST]) if row[_WON] + row[_LOST] else 0.0
+            for p, row in rows.items()}
+
+
+def _buchholz(rows: dict[str, list[int]], opponents: dict[str, list[str]]) -> dict[str, float]:
+    """Buchholz (FIDE tie-break regulations): the sum of the match points of the opponents
+    of each counted match (an opponent met twice counts twice), a whole number."""
+    return {p: sum(rows[o][_POINTS] for o in opponents.get(p, ())) for p in rows}
+
+
+def _sb(rows: dict[str, list[int]], beaten: dict[str, list[str]],
+        drawn: dict[str, list[str]]) -> dict[str, float]:
+    """Sonneborn–Berger (FIDE tie-break regulations): the match points of each opponent
+    beaten, and half those of each opponent drawn with — a whole number, or one and a half
+    (kept whole when it is: exact, no rounding needed)."""
+    out: dict[str, float] = {}
+    for p in rows:
+        twice = 2 * sum(rows[o][_POINTS] for o in beaten.get(p, ())) + \
+            sum(rows[o][_POINTS] for o in drawn.get(p, ()))
+        out[p] = twice // 2 if twice % 2 == 0 else twice / 2
+    return out
+
+
+def _rounded(num: int, den: int) -> float:
+    """num / den rounded half to even at 4 places, exactly (as `round(Fraction, 4)`)."""
+    whole, rest = divmod(num * SHIFT, den)
+    if 2 * rest > den or (2 * rest == den and whole % 2):
+        whole += 1
+    return whole / SHIFT
 
 
 SHIFT = 10**4  # the tiebreakers' 4 decimal places

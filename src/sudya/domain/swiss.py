@@ -1,15 +1,15 @@
 """Swiss pairings: who meets whom in the next round, and the bracket of a top cut.
 
-The rules, after the basic rules for Swiss systems (FIDE Handbook C.04.1) and the byes of
-card-game Swiss events (MTG Tournament Rules):
+The rules, after the basic rules for Swiss systems (FIDE Handbook C.04.1):
 
 - a player who dropped is never paired (and never given the bye);
 - two players meet at most once (C.04.1 b): a rematch is made only when no pairing of
   everybody without one exists; then as few as possible, each reported (`pairing.rematch`);
 - with an odd number of players one of them has the bye (C.04.1 c): the lowest-ranked of
   those who have had the fewest byes, so nobody has a second bye while someone else has none
-  (C.04.1 d). If that player's bye would force a rematch among the others, the next
-  lowest-ranked of the same players has it instead (`pairing.bye-moved`);
+  (C.04.1 d, which this relaxes only once everyone still in has had one). If that player's
+  bye would force a rematch among the others, the next lowest-ranked of the same players
+  has it instead (`pairing.bye-moved`);
 - players are paired within their score group (C.04.1 e); a group with an odd number of
   players sends one player down to the next group (a pair-down), and the score difference
   between paired players is kept as small as possible;
@@ -40,27 +40,46 @@ the tier above it — the comparison is lexicographic, and exact (whole numbers)
 A matching costs the sum of its edges; each edge's weight is a constant less its cost, and
 every complete pairing has the same number of edges, so the heaviest one is the cheapest.
 
-Speed: the blossom algorithm is cubic, and the complete graph of 500 players takes minutes.
-The graph is therefore cut to each player's nearest `k` non-opponents in standing order on
-either side (and the bye to the `k` lowest candidates), `k` doubled while the answer is not
-proved best: a pairing with no rematch, the bye on the preferred player and the least score
-cost that the groups' sizes allow (the bound of tier 3 above, which ignores rematches) is
-the best there is whatever the edges left out. When a rematch blocks a group (two leaders
-who drew with each other) the bound cannot be reached: the pairing found with the widest
-cut is kept — the best among the edges to each player's `_K_MAX` nearest non-opponents,
-which hold every pair-down to the neighbouring groups. Only if that cut has no complete
-pairing without a rematch, or cannot give the bye to the preferred player, is the complete
-graph used (a small field, or a pathological one: with n players of whom each has met at
-most r, every player has n - 1 - r possible opponents, and from n ≥ 2(r + 2) on a pairing
-without rematches exists for any choice of bye — Dirac's theorem).
+Speed: the blossom algorithm is cubic; on the complete graph 500 players take minutes, and
+even a sparse graph of the whole field a few tenths of a second. Fields of up to `_FULL`
+players are paired on the complete graph (exact in every tier). A larger one:
+
+- is cut into pieces at each boundary between score groups with an even number of players
+  above it — where a pairing at the bound of tier 3 has no pair across — and each piece is
+  paired on its own (`_pieces`);
+- a piece (or the whole field) is paired on a cut graph: each player with their nearest `k`
+  non-opponents in standing order on either side, and the bye with its `k` lowest
+  candidates (`_whole`);
+- a pairing is proved best when it pairs everyone, has no rematch, gives the bye to the
+  preferred player and costs in tier 3 no more than a lower bound for any pairing at all
+  (`_score_bound`: the parity of each boundary's crossings, and the players a group whose
+  members have met cannot keep among themselves) — then no edge left out could do better
+  in tiers 1 to 3, and tier 4 is the best on the edges kept. A small cut graph not proved
+  best is widened (`k` doubled while it has at most `_PROOF_EDGES` edges); a piece still
+  not proved is joined to its neighbour and paired again, up to `_MERGED` players;
+- when the pieces are not proved best together, the whole field is paired at once as well
+  and the cheaper of the two pairings is kept.
+
+A pairing not proved best happens when a rematch forces more than the bound counts (two
+leaders who drew with each other; the bound counts a pair across two boundaries as the two
+gaps' squares, not the square of their sum): measured against the complete graph's pairing
+on fields of 49 to 130 players, tiers 1 to 3 came out the same in every round, tier 4 in
+most. Whatever the cut, a complete pairing without a rematch and with the bye on the
+preferred player is always found when one exists: the cut graph is widened for it up to
+`_K_MAX`, then the complete graph is used — a pathological field only: with n players of
+whom each has met at most r, every player has at least n - 1 - r possible opponents, and
+from n ≥ 2(r + 2) on a pairing without rematches exists for any choice of bye (Dirac's
+theorem: a Hamiltonian cycle of the players who have not met, every other edge of which is
+a pairing).
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import networkx as nx
 
@@ -70,7 +89,10 @@ CutSize = Literal[2, 4, 8]
 # fields up to this size are paired on the complete graph: exact in every tier, and quick
 _FULL = 48
 _K_START = 2  # nearest non-opponents on each side, first try
-_K_MAX = 16  # widest cut before the complete graph (measured: bench/pairing.py)
+_K_MAX = 16  # widest cut before the complete graph: 500 players at once on it take ~1 s
+# a cut graph is widened to prove its pairing best only while it has no more edges than this
+_PROOF_EDGES = 1024
+_MERGED = 2 * _FULL  # the most players a piece grows to by joining its neighbours
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,26 +145,34 @@ def pair_round(entrants: Iterable[Entrant], *, seed: int | None = None) -> Round
     later rounds follow the standings and do not use it. Raises ValueError for two entrants
     with one handle (a caller's mistake, not a judge's).
     """
+    field, met = _field(entrants)
+    if not field:
+        return Round(tables=())
+    if not any(e.points for e in field) and not any(met):
+        return _first_round(field, seed)
+    return _later_round(field, met)
+
+
+def _field(entrants: Iterable[Entrant]) -> tuple[list[Entrant], list[set[int]]]:
+    """The players to pair in standing order (points, then rank, then handle: the points
+    make the groups whatever the ranks say) and, for each place, the places of those they
+    have met — either side's record of a match is enough."""
     everyone = list(entrants)
-    handles = [e.handle for e in everyone]
-    if len(set(handles)) != len(handles):
-        twice = sorted({h for h in handles if handles.count(h) > 1})
+    count = Counter(e.handle for e in everyone)
+    if len(count) != len(everyone):
+        twice = sorted(h for h, c in count.items() if c > 1)
         raise ValueError(f"entrants with the same handle: {', '.join(twice)}")
     field = sorted((e for e in everyone if not e.dropped),
                    key=lambda e: (-e.points, e.rank, e.handle))
-    if not field:
-        return Round(tables=())
     at = {e.handle: i for i, e in enumerate(field)}
     met: list[set[int]] = [set() for _ in field]
     for i, e in enumerate(field):
-        for o in e.opponents:  # either side's record of a match is enough
+        for o in e.opponents:
             j = at.get(o)
             if j is not None and j != i:
                 met[i].add(j)
                 met[j].add(i)
-    if not any(e.points for e in field) and not any(met):
-        return _first_round(field, seed)
-    return _later_round(field, met)
+    return field, met
 
 
 def top_cut(ranked: Sequence[str], size: CutSize) -> tuple[Pairing, ...]:
@@ -166,8 +196,9 @@ def top_cut(ranked: Sequence[str], size: CutSize) -> tuple[Pairing, ...]:
 # ---------------------------------------------------------------------- round 1
 def _first_round(field: list[Entrant], seed: int | None) -> Round:
     """Round 1: the bye to the lowest-ranked of those with the fewest byes, then the top half
-    of the order against the bottom half (C.04.1 has the rank order fold; a seed shuffles the
-    order first, for a random first round)."""
+    of the order against the bottom half, as the Dutch system (FIDE C.04.3) pairs its first
+    round; a seed shuffles the order first, for a random first round. In each pair `a` is
+    the higher-ranked."""
     players = list(field)
     bye = None
     if len(players) % 2:
@@ -177,8 +208,11 @@ def _first_round(field: list[Entrant], seed: int | None) -> Round:
     if seed is not None:
         random.Random(seed).shuffle(players)
     half = len(players) // 2
-    tables = tuple(Pairing(table=i + 1, a=players[i].handle, b=players[i + half].handle)
-                   for i in range(half))
+    place = {e.handle: i for i, e in enumerate(field)}
+    pairs = [sorted((players[i], players[i + half]), key=lambda e: place[e.handle])
+             for i in range(half)]
+    tables = tuple(Pairing(table=t, a=a.handle, b=b.handle)
+                   for t, (a, b) in enumerate(pairs, start=1))
     return Round(tables=tables, bye=bye.handle if bye else None)
 
 
@@ -196,6 +230,9 @@ class _Costs:
 
 
 def _costs(field: list[Entrant]) -> _Costs:
+    """The tiers' weights (the module's docstring) for a field in standing order: each unit
+    exceeds the most the tiers below can add up to over a round, and the bye's candidates
+    (none for an even field)."""
     n = len(field)
     pairs = n // 2 + 1
     span = field[0].points - field[-1].points
@@ -212,30 +249,35 @@ def _costs(field: list[Entrant]) -> _Costs:
 
 
 def _later_round(field: list[Entrant], met: list[set[int]]) -> Round:
-    """A round after the first: pieces of the field paired apart when that is proved best,
-    else the whole field at once (`_whole`)."""
+    """A round after the first: a large field paired in pieces (`_pieces`); unless that is
+    proved best, the whole field paired at once as well (`_whole`), and the cheaper of the
+    two kept. A small field is paired at once, on the complete graph."""
     costs = _costs(field)
     preferred = next((c for c, below in costs.bye_cost.items() if below == 0), None)
-    pairs = _pieces(field, met, preferred)
-    if pairs is None:
-        pairs, _proved = _whole(field, met, costs, preferred)
+    pairs, proved = _pieces(field, met, preferred) if len(field) > _FULL else (set(), False)
+    if not proved:
+        whole, _proved = _whole(field, met, costs, preferred)
+        if not pairs or _total(whole, field, met, costs) < _total(pairs, field, met, costs):
+            pairs = whole
     return _round(field, met, pairs, preferred)
 
 
 def _pieces(field: list[Entrant], met: list[set[int]],
-            preferred: int | None) -> set[tuple[int, int]] | None:
+            preferred: int | None) -> tuple[set[tuple[int, int]], bool]:
     """The field, less the preferred bye, cut at each boundary between score groups with an
-    even number of players above it, each piece paired on its own (`_whole`); None unless
-    that is proved best.
+    even number of players above it, each piece paired on its own (`_whole`), and whether
+    that is proved best; no pairs when the field is one piece or a piece cannot pair all its
+    players without a rematch.
 
     In the usual round no pair crosses such a boundary (the score bound, `_score_bound`, has
     none there), so the pieces lose nothing — and the matching, cubic in the players, is far
-    quicker on pieces of a few score groups than on the whole field. A piece that does not
-    reach its own bound (a rematch in the way: its players may need the next group) is put
-    together with the next piece (the last with the one before) and paired again. Proved
-    best when every piece pairs completely without a rematch and the pieces' score costs add
-    up to the whole field's bound; then no pairing of the whole does better in tiers 1 to 3,
-    and tier 4 is each piece's best.
+    quicker on pieces of a few score groups than on the whole field. A piece not proved best
+    on its own (a rematch in the way: its players may need the next group) is put together
+    with the next piece (the last with the one before) and paired again, while the two
+    together are no more than `_MERGED` players. Proved best when every piece pairs
+    completely without a rematch and the pieces' score costs add up to the whole field's
+    bound; then no pairing of the whole does better in tiers 1 to 3, and tier 4 is each
+    piece's best.
     """
     n = len(field)
     points = [e.points for e in field]
@@ -250,8 +292,8 @@ def _pieces(field: list[Entrant], met: list[set[int]],
         pieces[-1].append(i)
         above += 1
     if len(pieces) < 2:
-        return None
-    found: list[set[tuple[int, int]]] = []  # the pairs of each piece before pieces[k]
+        return set(), False
+    found: list[tuple[set[tuple[int, int]], bool]] = []  # each piece's before pieces[k]
     k = 0
     while k < len(pieces):
         piece = pieces[k]
@@ -259,32 +301,37 @@ def _pieces(field: list[Entrant], met: list[set[int]],
         sub = [field[i] for i in piece]
         sub_met = [{local[j] for j in met[i] if j in local} for i in piece]
         pairs, proved = _whole(sub, sub_met, _costs(sub), None)
-        if proved:
-            found.append({(piece[i], piece[j]) for i, j in pairs})  # a piece is in order
-            k += 1
-            continue
-        if len(pieces) == 1:
-            return None
-        if k + 1 < len(pieces):
-            pieces[k:k + 2] = [piece + pieces[k + 1]]
-        else:
-            pieces[k - 1:k + 1] = [pieces[k - 1] + piece]
-            found.pop()
-            k -= 1
-    everyone = set().union(*found)
-    if _score_cost(everyone, points, n) != _score_bound(points, met, preferred):
-        return None
+        if not proved:
+            after = len(pieces[k + 1]) if k + 1 < len(pieces) else None
+            before = len(pieces[k - 1]) if k > 0 else None
+            if after is not None and len(piece) + after <= _MERGED:
+                pieces[k:k + 2] = [piece + pieces[k + 1]]
+                continue
+            if after is None and before is not None and len(piece) + before <= _MERGED:
+                pieces[k - 1:k + 1] = [pieces[k - 1] + piece]
+                found.pop()
+                k -= 1
+                continue
+        if 2 * len(pairs) != len(piece) or any(j in sub_met[i] for i, j in pairs):
+            return set(), False
+        found.append(({(piece[i], piece[j]) for i, j in pairs}, proved))  # pieces are in order
+        k += 1
+    everyone: set[tuple[int, int]] = set().union(*(pairs for pairs, _proved in found))
+    proved = all(p for _pairs, p in found) and \
+        _score_cost(everyone, points, n) == _score_bound(points, met, preferred)
     if preferred is not None:
         everyone.add((preferred, n))
-    return everyone
+    return everyone, proved
 
 
 def _whole(field: list[Entrant], met: list[set[int]], costs: _Costs,
            preferred: int | None) -> tuple[set[tuple[int, int]], bool]:
     """The field paired at once, and whether that is proved best: a complete pairing without
     a rematch, the bye on the preferred player, the least score cost the groups allow
-    (`_score_bound`). On the complete graph when the field is small, else on the cut graph
-    widened until proved (or the widest cut kept, see the module's docstring)."""
+    (`_score_bound`). On the complete graph when the field is small; else on the cut graph,
+    widened while it is not proved best and small (`_PROOF_EDGES`), or while it cannot pair
+    everyone without a rematch and the bye on the preferred player (then up to `_K_MAX`,
+    and the complete graph beyond)."""
     n = len(field)
     points = [e.points for e in field]
     bound = _score_bound(points, met, preferred)
@@ -304,6 +351,8 @@ def _whole(field: list[Entrant], met: list[set[int]], costs: _Costs,
         pairs = _match(field, met, costs, _near_edges(met, k, costs))
         if proved(pairs):
             return pairs, True
+        if complete(pairs) and 2 * k * n > _PROOF_EDGES:
+            return pairs, False
         if k >= _K_MAX:
             if not complete(pairs):  # the complete graph has the pairing the cut lacks
                 pairs = _match(field, met, costs, _all_edges(n))
@@ -340,24 +389,40 @@ def _near_edges(met: list[set[int]], k: int, costs: _Costs) -> Iterable[tuple[in
 def _match(field: list[Entrant], met: list[set[int]], costs: _Costs,
            edges: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
     """The cheapest pairing among `edges` that pairs as many players as possible, as pairs
-    (lower place first; the bye is node len(field)). An edge to the bye exists only for a
+    (lower place first; the bye is node len(field))."""
+    found = nx.max_weight_matching(_graph(field, met, costs, edges), maxcardinality=True)
+    return {(i, j) if i < j else (j, i) for i, j in found}
+
+
+def _graph(field: list[Entrant], met: list[set[int]], costs: _Costs,
+           edges: Iterable[tuple[int, int]]) -> Any:
+    """The weighted graph of `edges` (a networkx Graph): each edge's weight is `costs.top`
+    less its cost (`_cost`). An edge to the bye (node len(field)) is kept only for a bye
     candidate."""
     n = len(field)
+    top = costs.top
+    weighted = [(i, j, top - _cost(field, met, costs, i, j)) for i, j in edges
+                if j != n or i in costs.bye_cost]
     graph = nx.Graph()
-    weighted = []
-    for i, j in edges:
-        if j == n:
-            if i in costs.bye_cost:
-                weighted.append((i, j, costs.top - costs.bye * costs.bye_cost[i]))
-            continue
-        cost = costs.score * (field[i].points - field[j].points) ** 2 + (j - i) ** 2
-        if j in met[i]:
-            cost += costs.rematch
-        weighted.append((i, j, costs.top - cost))
     graph.add_nodes_from(range(n + n % 2))
     graph.add_weighted_edges_from(weighted)
-    found = nx.max_weight_matching(graph, maxcardinality=True)
-    return {(i, j) if i < j else (j, i) for i, j in found}
+    return graph
+
+
+def _cost(field: list[Entrant], met: list[set[int]], costs: _Costs, i: int, j: int) -> int:
+    """An edge's cost in the four tiers (places i < j; j = len(field) is the bye)."""
+    if j == len(field):
+        return costs.bye * costs.bye_cost[i]
+    cost = costs.score * (field[i].points - field[j].points) ** 2 + (j - i) ** 2
+    return cost + costs.rematch if j in met[i] else cost
+
+
+def _total(pairs: set[tuple[int, int]], field: list[Entrant], met: list[set[int]],
+           costs: _Costs) -> tuple[int, int]:
+    """A pairing's cost to compare it with another: the players it leaves out first (fewer
+    is better), then the sum of its edges' costs."""
+    n = len(field)
+    return (n + n % 2 - 2 * len(pairs), sum(_cost(field, met, costs, i, j) for i, j in pairs))
 
 
 def _score_cost(pairs: set[tuple[int, int]], points: list[int], n: int) -> int:
@@ -391,12 +456,13 @@ def _score_bound(points: list[int], met: list[set[int]], bye: int | None) -> int
     if len(groups) < 2:
         return 0
     deficiency = [len(g) - 2 * _pairs_within(g, met) for g in groups]
-    gaps = [(points[a[0]] - points[b[0]]) ** 2 for a, b in zip(groups, groups[1:], strict=False)]
+    squares = [(points[a[0]] - points[b[0]]) ** 2
+               for a, b in zip(groups, groups[1:], strict=False)]
     above, parity = 0, []
     for g in groups[:-1]:
         above += len(g)
         parity.append(above % 2)
-    return _least_crossings(deficiency, gaps, parity)
+    return _least_crossings(deficiency, squares, parity)
 
 
 def _pairs_within(group: list[int], met: list[set[int]]) -> int:
@@ -412,20 +478,21 @@ def _pairs_within(group: list[int], met: list[set[int]]) -> int:
     return len(nx.max_weight_matching(graph, maxcardinality=True))
 
 
-def _least_crossings(deficiency: list[int], gaps: list[int], parity: list[int]) -> int:
-    """min Σ c_b·gaps[b] over whole c_b ≥ 0 with c_b ≡ parity[b] (mod 2) and, for each group
-    i, c_above + c_below ≥ deficiency[i] (no boundary above the first group or below the
-    last): one boundary after another, remembering the least cost for each count crossing
-    the last one. No count above max(deficiency) + 1 is ever needed."""
+def _least_crossings(deficiency: list[int], squares: list[int], parity: list[int]) -> int:
+    """min Σ c_b·squares[b] (boundary b's squared gap) over whole c_b ≥ 0 with
+    c_b ≡ parity[b] (mod 2) and, for each group i, c_above + c_below ≥ deficiency[i] (no
+    boundary above the first group or below the last): one boundary after another,
+    remembering the least cost for each count crossing the last one. No count above
+    max(deficiency) + 1 is ever needed."""
     most = max(deficiency) + 1
     # the least cost so far for each count crossing the boundary just passed (none: 0)
     best: dict[int, int] = {0: 0}
-    for b, gap in enumerate(gaps):
+    for b, square in enumerate(squares):
         nxt: dict[int, int] = {}
         for c in range(parity[b], most + 1, 2):
             options = [cost for prev, cost in best.items() if prev + c >= deficiency[b]]
             if options:
-                nxt[c] = min(options) + c * gap
+                nxt[c] = min(options) + c * square
         best = nxt
     return min(cost for c, cost in best.items() if c >= deficiency[-1])
 

@@ -572,10 +572,18 @@ class NextMatch(Model):
 
 
 class Tiebreaker(Model):
-    """A tiebreaker after points; `omw`: opponents' match-win percentage."""
+    """A tiebreaker after match points; the rulebook's order is the order they break ties in.
 
-    id: Literal["omw"]
-    floor: Annotated[str, BeforeValidator(_fraction)] = "0"  # least match-win rate counted
+    `omw`: opponents' match-win percentage, each opponent's rate at least `floor` (default 0);
+    `gw`: the player's game-win percentage (games won of games played); `ogw`: opponents'
+    game-win percentage, each opponent's rate at least `floor` (default 1/3, as in the MTG
+    tournament rules); `buchholz`: the sum of the opponents' match points; `sb`
+    (Sonneborn–Berger): the match points of the opponents beaten, and half those of the
+    opponents drawn with. `floor` belongs to `omw` and `ogw` only.
+    """
+
+    id: Literal["omw", "gw", "ogw", "buchholz", "sb"]
+    floor: Annotated[str, BeforeValidator(_fraction)] = "0"  # least rate counted per opponent
     source: str = ""
     note: Note | None = None
 
@@ -583,7 +591,12 @@ class Tiebreaker(Model):
     @classmethod
     def _shorthand(cls, value: Any) -> Any:
         if isinstance(value, str):
-            return {"id": value}
+            value = {"id": value}
+        if isinstance(value, dict) and "floor" not in value:
+            if value.get("id") == "ogw":  # MTG: each opponent's game-win rate at least 1/3
+                value = {**value, "floor": "1/3"}
+        elif isinstance(value, dict) and value.get("id") in ("gw", "buchholz", "sb"):
+            raise ValueError(f"floor belongs to omw and ogw, not {value['id']}")
         return value
 
 
@@ -624,6 +637,9 @@ class Scoring(Model):
             raise ValueError("order names at least one key")
         if any(tb.id == "omw" for tb in self.tiebreakers) and self.win <= 0:
             raise ValueError("tiebreaker omw needs win > 0 (match-win rates divide by it)")
+        ids = [tb.id for tb in self.tiebreakers]
+        if len(set(ids)) != len(ids):
+            raise ValueError("each tiebreaker is named once (each is one column of the table)")
         return self
 
 
