@@ -98,6 +98,7 @@ def test_a_swiss_event_round_after_round(app: FastAPI, signed_in: SignIn,
         sheet = org.get(f"/t/{tid}/round/{part}?round=2")
         assert sheet.status_code == 200, sheet.text
     names = html.unescape(org.get(f"/t/{tid}/round/names?round=2").text)
+    assert re.search(r"Голова цепочки хешей серии: <code>[0-9a-f]{64}@\d+</code>", names)
     listed = re.findall(r"<tr><td>(Игрок .) <span", names)
     assert listed == sorted(listed) and len(listed) == 8
     pdf = org.get(f"/t/{tid}/round/slips.pdf?round=2")
