@@ -145,3 +145,20 @@ def test_a_table_card_opens_its_result_form(app: FastAPI, signed_in: SignIn,
     assert link in board
     form = html.unescape(org.get(link).text)
     assert f'<option value="{a}" selected>' in form and f'<option value="{b}" selected>' in form
+
+
+def test_the_top_cut_pairs_the_best_of_the_standings(app: FastAPI, signed_in: SignIn,
+                                                     ledger: Ledger) -> None:
+    tid = swiss(app)
+    sudya = app.state.sudya
+    sudya.handle(c.SetPlan(plan=Plan(rounds=1, pairing="swiss", top_cut=4)), OWNER, tid)
+    org = signed_in("org")
+    assert pair(org, tid, 1)[0] == 200
+    for a, b in tables(ledger, tid, 1):
+        sudya.handle(c.RecordResult(players=(a, b), score=(2, 0), round=1), OWNER, tid)
+    with ledger.factory() as s:
+        ranked = list(tournament_standings(s, tid)["players"])
+    r = org.post(f"/t/{tid}/pairings/cut", data={
+        "csrf": csrf_of(org, f"/t/{tid}/pairings"), "round": "2"})
+    assert r.status_code == 200, r.text
+    assert tables(ledger, tid, 2) == [(ranked[0], ranked[3]), (ranked[1], ranked[2])]

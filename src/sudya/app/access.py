@@ -69,6 +69,7 @@ PERMISSION: dict[type[Any], Permission] = {
     c.SetPlan: "manage",
     c.PairRound: "pairings",
     c.DropPlayer: "manage",
+    c.PairTopCut: "pairings",
 }
 
 

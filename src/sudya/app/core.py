@@ -387,6 +387,14 @@ def _pair_round(app: Sudya, cmd: c.PairRound, actor: Actor, where: Where) -> Pai
                 seed=cmd.seed, actor=actor)
 
 
+def _pair_top_cut(app: Sudya, cmd: c.PairTopCut, actor: Actor, where: Where
+                  ) -> PairedRoundView:
+    from sudya.app.swiss_rounds import cut
+
+    return cut(app.ledger, tournament=_in(app, cmd, actor, where), round=cmd.round,
+               size=cmd.size, actor=actor)
+
+
 def _drop_player(app: Sudya, cmd: c.DropPlayer, actor: Actor, where: Where) -> None:
     from sudya.app.swiss_rounds import drop
 
@@ -606,6 +614,7 @@ HANDLERS: dict[type[Any], Handler] = {
     c.SetPlan: _set_plan,
     c.PairRound: _pair_round,
     c.DropPlayer: _drop_player,
+    c.PairTopCut: _pair_top_cut,
     c.Undo: _undo,
 }
 

@@ -101,6 +101,35 @@ def pair(ledger: Ledger, *, tournament: int, round: int, seed: int | None,
         warnings=[(n.code, list(n.handles)) for n in made.warnings])
 
 
+def cut(ledger: Ledger, *, tournament: int, round: int, size: int,
+        actor: Actor) -> PairedRoundView:
+    """The first round of the top cut: the `size` best of the standings, still playing, in
+    the standard bracket (domain.swiss.top_cut), stored as the round's pairings."""
+    if size not in (2, 4, 8):
+        raise LedgerError("pairing.cut-size", field="size", size=size)
+    with ledger.uow().begin() as s:
+        t = s.get(m.Tournament, tournament, with_for_update=True)
+        if t is None:
+            raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
+        if s.scalar(select(func.count()).select_from(m.Result).where(
+                m.Result.tournament_id == tournament, m.Result.round == round)):
+            raise LedgerError("pairing.round-has-results", field="round", round=round)
+        ranked = [e.handle for e in entrants(s, tournament, round) if not e.dropped]
+        if len(ranked) < size:
+            raise LedgerError("pairing.too-few", field="round", count=len(ranked))
+        tables = swiss.top_cut(ranked, size)  # type: ignore[arg-type]
+        s.execute(delete(m.Pairing).where(m.Pairing.tournament_id == tournament,
+                                          m.Pairing.round == round))
+        s.execute(delete(m.RoundBye).where(m.RoundBye.tournament_id == tournament,
+                                           m.RoundBye.round == round))
+        stamp: dict[str, Any] = {"created_at": m.now(), "created_by": actor.name,
+                                 "request_id": actor.request_id}
+        s.add_all(m.Pairing(tournament_id=tournament, round=round, table_no=p.table,
+                            player_a=p.a, player_b=p.b, **stamp) for p in tables)
+    return PairedRoundView(round=round, tables=[PairingRowView(table=p.table, a=p.a, b=p.b)
+                                                for p in tables])
+
+
 def drop(ledger: Ledger, *, tournament: int, player: str, after: int | None) -> None:
     """A player drops after round `after` (None: re-entered, paired again)."""
     with ledger.uow().begin() as s:

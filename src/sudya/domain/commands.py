@@ -745,6 +745,14 @@ class PairRound(Setup):
     seed: Annotated[int, Strict(), Field(ge=0, le=2**31 - 1)] | None = None
 
 
+class PairTopCut(Setup):
+    """The top cut's first round: the best `size` of the standings in a bracket (1 v 8,
+    4 v 5, 2 v 7, 3 v 6), as round `round`."""
+
+    round: Annotated[int, Strict(), Field(ge=1, le=100)]
+    size: Literal[2, 4, 8]
+
+
 class DropPlayer(Setup):
     """A player drops after a round (no more pairings), or is entered again (`after` None)."""
 
@@ -944,4 +952,4 @@ SETUP: tuple[type[Any], ...] = (
     CreateSeries, CreateTournament, AddPlayer, AddTeam, AddJudge, ReplacePlayer, CorrectResult,
     AddUser, AssignRole, FileAppeal, AddStatement, ImportPairings, StartRound, RegisterDecklist,
     FileIncident, SettleIncident, VerifyLedger, PublishRulebook, Undo, InviteUser, RemoveRole,
-    ResetPassword, AllowSeries, ImportRoster, SetPlan, PairRound, DropPlayer)
+    ResetPassword, AllowSeries, ImportRoster, SetPlan, PairRound, DropPlayer, PairTopCut)

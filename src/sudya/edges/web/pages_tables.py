@@ -23,7 +23,7 @@ from sudya.app.people import (
 )
 from sudya.app.swiss_rounds import byes
 from sudya.app.views import PairedRoundView, PairingsView, PersonView, TournamentView
-from sudya.domain.commands import ImportPairings, PairRound
+from sudya.domain.commands import ImportPairings, PairRound, PairTopCut
 from sudya.domain.errors import SudyaError
 from sudya.edges.web import forms, i18n, views
 from sudya.edges.web.context import Ctx, get_ctx, see_other
@@ -194,4 +194,26 @@ def pairings_swiss(ctx: C, tid: int, form: forms.Posted) -> Response:
     except SudyaError as exc:
         return _page(ctx, t, roles, number, status=422, values=values,
                      errors={"swiss": i18n.error(exc)})
+    return _page(ctx, t, roles, number, paired=paired)
+
+
+@router.post("/t/{tid}/pairings/cut")
+def pairings_cut(ctx: C, tid: int, form: forms.Posted) -> Response:
+    """The top cut's first round, of the size the tournament's plan sets."""
+    st = ctx.standing(tid)  # the core refuses one who may not pair
+    t, roles = st.tournament, st.roles
+    ctx.check_csrf(str(form.get("csrf", "")))
+    values = {"round": str(form.get("round", "")).strip()}
+    number = forms.whole_number(values["round"], 100)
+    if number is None or number < 1:
+        return _page(ctx, t, roles, None, status=422, values=values,
+                     errors={"cut": _("A whole number from 1 to 100.")})
+    try:
+        paired = ctx.app.handle(views.command(PairTopCut, round=number, size=t.plan.top_cut),
+                                ctx.actor(), tid)
+    except AuthError:
+        raise
+    except SudyaError as exc:
+        return _page(ctx, t, roles, number, status=422, values=values,
+                     errors={"cut": i18n.error(exc)})
     return _page(ctx, t, roles, number, paired=paired)
