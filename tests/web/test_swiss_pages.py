@@ -26,11 +26,11 @@ OWNER = Actor(name="owner", owner=True)
 PLAYERS = [f"pl{i:02d}" for i in range(9)]  # odd: a bye each round
 
 
-def swiss(app: FastAPI) -> int:
+def swiss(app: FastAPI, level: str = "amateur") -> int:
     """A Swiss berserk tournament of nine players, organised by the account «org»."""
     sudya = app.state.sudya
     tid: int = sudya.handle(c.CreateTournament(
-        series="Швейцарка", name="Тур 1", date=dt.date(2026, 12, 20), level="amateur",
+        series="Швейцарка", name="Тур 1", date=dt.date(2026, 12, 20), level=level,
         new_series_rulebook="berserk", plan=Plan(rounds=3, pairing="swiss")), OWNER)
     for i, p in enumerate(PLAYERS):
         sudya.handle(c.AddPlayer(handle=p, name=f"Игрок {chr(0x410 + i)}"), OWNER, tid)
@@ -162,3 +162,35 @@ def test_the_top_cut_pairs_the_best_of_the_standings(app: FastAPI, signed_in: Si
         "csrf": csrf_of(org, f"/t/{tid}/pairings"), "round": "2"})
     assert r.status_code == 200, r.text
     assert tables(ledger, tid, 2) == [(ranked[0], ranked[3]), (ranked[1], ranked[2])]
+
+
+def test_a_match_loss_enters_the_tables_result(app: FastAPI, signed_in: SignIn,
+                                               ledger: Ledger) -> None:
+    """A penalty match loss at a table with no result: the table counts as lost 2-0, the
+    pairings page says so, the next round pairs from it; overturned, the result is gone."""
+    tid = swiss(app, level="professional")
+    org = signed_in("org")
+    assert pair(org, tid, 1)[0] == 200
+    (a, b), *others = tables(ledger, tid, 1)
+    sudya = app.state.sudya
+    done = sudya.handle(c.RecordInfraction(infraction="conduct.major", player=a, round=1),
+                        OWNER, tid)
+    with ledger.factory() as s:
+        rows = tournament_standings(s, tid)["players"]
+    assert (rows[a]["losses"], rows[a]["games_lost"]) == (1, 2)
+    assert (rows[b]["match_points"], rows[b]["wins"], rows[b]["games_won"]) == (3, 1, 2)
+    page = html.unescape(org.get(f"/t/{tid}/pairings?round=1").text)
+    assert "0:2" in page and "поражение в матче по пенальти: Игрок" in page
+    assert page.count("внести результат") == len(others)
+    x, y = others[0]
+    sudya.handle(c.RecordResult(players=(x, y), score=(2, 1), round=1), OWNER, tid)
+    assert "2:1" in html.unescape(org.get(f"/t/{tid}/pairings?round=1").text)
+    for x, y in others[1:]:
+        sudya.handle(c.RecordResult(players=(x, y), score=(2, 1), round=1), OWNER, tid)
+    assert pair(org, tid, 2)[0] == 200
+    assert frozenset((a, b)) not in {frozenset(p) for p in tables(ledger, tid, 2)}
+    # the ruling corrected away (a mistake): the table has no result again
+    sudya.handle(c.Correct(of=done.event, reason="не тот игрок", ), OWNER, tid)
+    with ledger.factory() as s:
+        rows = tournament_standings(s, tid)["players"]
+    assert rows[a]["losses"] == rows[b]["wins"] == 0

@@ -14,7 +14,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from sudya.adapters.db import models as m
-from sudya.app.readback import corrected_results
+from sudya.app.queries import tournament_roster
+from sudya.app.readback import corrected_results, tournament_results, tournament_rulings
+from sudya.app.views import TableResultView
+from sudya.domain.plan import Plan
+from sudya.domain.rulebook import loader
+from sudya.domain.standings import Seat, by_penalty
 
 # rulings a correction does not name: a correction itself, an appeal's decision (final), a
 # rule's cancellation (it follows from another record: that one is corrected instead)
@@ -66,6 +71,37 @@ def round_matches(s: Session, *, tournament: int, round: int) -> list[dict[str, 
         mine = next((e for e in ends if e["players"] and pair <= set(e["players"])), None)
         match["ended"] = mine or whole
     return list(out.values())
+
+
+def table_results(s: Session, *, tournament: int, round: int) -> dict[int, TableResultView]:
+    """table -> what each paired table of a round counts as: the score entered for its pair
+    (the last one that counts), or the result a penalty gave it (standings.by_penalty);
+    a table with neither is missing."""
+    t = s.get(m.Tournament, tournament)
+    if t is None:
+        return {}
+    seats = [Seat(t.position, round, table, a, b) for table, a, b in s.execute(
+        select(m.Pairing.table_no, m.Pairing.player_a, m.Pairing.player_b)
+        .where(m.Pairing.tournament_id == tournament, m.Pairing.round == round))]
+    if not seats:
+        return {}
+    results = tournament_results(s, t)
+    entered = {frozenset(r.players): r for r, _t in results if r.round == round}
+    out: dict[int, TableResultView] = {}
+    for seat in seats:
+        r = entered.get(frozenset((seat.a, seat.b)))
+        if r is not None:
+            own = r.players[0] == seat.a
+            out[seat.table] = TableResultView(score_a=r.score[0 if own else 1],
+                                              score_b=r.score[1 if own else 0])
+    book = Plan.model_validate(t.plan or {}).scored(loader.load(t.series.rulebook, t.edition))
+    for r, _t in by_penalty(book, tournament_roster(s, t), tournament_rulings(s, t), results,
+                            [seat for seat in seats if seat.table not in out]):
+        table = int(r.id.rsplit(":", 1)[1])
+        a, b = r.score
+        out[table] = TableResultView(score_a=a, score_b=b, penalty=True,
+                                     loser=None if a == b else r.players[0 if a < b else 1])
+    return out
 
 
 def standing_events(rulings: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -41,7 +41,7 @@ from sudya.domain.bulk import paused_gc
 from sudya.domain.engine.model import Roster
 from sudya.domain.plan import Plan
 from sudya.domain.rulebook import loader
-from sudya.domain.standings import standings
+from sudya.domain.standings import Seat, standings
 from sudya.i18n.messages import reason_text
 
 BIGGEST_ID = 2**31 - 1  # a database integer: an id above it names no row
@@ -159,16 +159,20 @@ TABLES: Kept[tuple[Any, ...], _Table] = Kept(32)
 # the same for a tournament's rulings in the replay format (`rulings_json`)
 RULINGS: Kept[tuple[Any, ...], list[dict[str, Any]]] = Kept(32)
 
-# a round's bye changes the standings without an event (it is paired, not recorded): the
-# tournament's byes, by how many and the newest row, are among the marks
-_BYES = (select(func.count(m.RoundBye.id), func.max(m.RoundBye.id))
-         .where(m.RoundBye.tournament_id == m.Tournament.id))
+# a round's bye changes the standings without an event (it is paired, not recorded), and so
+# do its tables (a table a penalty decided counts without a result, standings.by_penalty):
+# the tournament's byes and tables, by the newest row of each (a round paired again gets
+# new rows), are among the marks
+_BYES = (select(func.max(m.RoundBye.id)).where(m.RoundBye.tournament_id == m.Tournament.id)
+         .scalar_subquery())
+_TABLES = (select(func.max(m.Pairing.id)).where(m.Pairing.tournament_id == m.Tournament.id)
+           .scalar_subquery())
 _MARKS = (select(m.Tournament.series_id, m.Tournament.edition, m.Series.rulebook,
                  m.Series.last_seq, m.Series.chain_head,
-                 _BYES.with_only_columns(func.count(m.RoundBye.id)).scalar_subquery()
-                 .label("byes"),
-                 _BYES.with_only_columns(func.max(m.RoundBye.id)).scalar_subquery()
-                 .label("last_bye"), m.Tournament.plan)
+                 select(func.count(m.RoundBye.id))
+                 .where(m.RoundBye.tournament_id == m.Tournament.id)
+                 .scalar_subquery().label("byes"),
+                 _BYES.label("last_bye"), _TABLES.label("last_table"), m.Tournament.plan)
           .join(m.Series, m.Series.id == m.Tournament.series_id))
 
 
@@ -208,9 +212,12 @@ def _standings_table(s: Session, tournament_id: int) -> _Table:
     byes = dict(s.execute(select(m.RoundBye.player, func.count()).where(
         m.RoundBye.tournament_id == t.id).group_by(m.RoundBye.player)).tuples().all()) \
         if marks.byes else {}
+    seats = [Seat(t.position, rnd, table, a, b) for rnd, table, a, b in s.execute(
+        select(m.Pairing.round, m.Pairing.table_no, m.Pairing.player_a, m.Pairing.player_b)
+        .where(m.Pairing.tournament_id == t.id))] if marks.last_table else []
     with paused_gc():
         made = standings(book, roster, rulings_of(s, t), counted_results(s, t), always=True,
-                         byes=byes)
+                         byes=byes, pairings=seats)
     if made is None:
         raise LedgerError("scoring.none", field="tournament", rulebook=book.id)
     players: dict[str, dict[str, Any]] = made["players"]

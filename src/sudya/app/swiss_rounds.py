@@ -43,11 +43,14 @@ def entrants(s: Session, tournament: int, round: int) -> list[swiss.Entrant]:
     t = s.get(m.Tournament, tournament)
     assert t is not None
     table = tournament_standings(s, tournament)["players"]
+    # who met whom: the results entered, and the tables of the earlier rounds (a table
+    # decided by a penalty, or whose result is not entered yet, was a meeting all the same)
     met: dict[str, set[str]] = {}
-    for result, _position in tournament_results(s, t):
-        if result.round is not None and result.round >= round:
-            continue
-        a, b = result.players
+    pairs = [r.players for r, _position in tournament_results(s, t)
+             if r.round is None or r.round < round]
+    pairs += s.execute(select(m.Pairing.player_a, m.Pairing.player_b).where(
+        m.Pairing.tournament_id == tournament, m.Pairing.round < round)).tuples().all()
+    for a, b in pairs:
         met.setdefault(a, set()).add(b)
         met.setdefault(b, set()).add(a)
     had = byes(s, tournament, before=round)

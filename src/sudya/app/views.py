@@ -615,6 +615,17 @@ class PairingView(View):
     b: SideView
 
 
+class TableResultView(View):
+    """What a round's table counts as: the score entered (the table's first side first), or
+    the result a penalty gave without one (`penalty`: a match loss, a fixed score)."""
+
+    score_a: int
+    score_b: int
+    penalty: bool = Field(default=False, description="Given by a penalty, not entered.")
+    loser: str | None = Field(default=None, description="With `penalty`: who lost the match "
+                                                        "to it (None: both).")
+
+
 class PairingsView(View):
     """A round's tables, as the last import of the round stored them."""
 

@@ -60,15 +60,34 @@ class _Rulings:
     any_frozen: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One table of a round's pairings: `tournament` is the position results carry."""
+
+    tournament: int
+    round: int
+    table: int
+    a: str
+    b: str
+
+
+PENALTY = "penalty:"  # the id of a result a penalty gave (`by_penalty`) begins with it
+
+
 def standings(book: Rulebook, roster: Roster, rulings: list[Ruling],
               results: list[tuple[Result, int]], always: bool = False,
-              byes: Mapping[str, int] | None = None) -> dict[str, Any] | None:
+              byes: Mapping[str, int] | None = None,
+              pairings: Iterable[Seat] = ()) -> dict[str, Any] | None:
     """The standings of the players and teams, or None when there is nothing to score.
-    `byes`: how many byes each player of a Swiss event had (match points only)."""
+    `byes`: how many byes each player of a Swiss event had (match points only);
+    `pairings`: the rounds' tables, whose match a penalty decided counts without a result
+    (`by_penalty`)."""
     scoring = book.scoring
     if scoring is None or (not results and not always):
         return None
     read = _read_rulings(book, roster, rulings)
+    if pairings:
+        results = results + _by_penalty(read, pairings, results)
     if scoring.kind == "points":
         return _points(scoring, roster, results, read)
     return _match_points(scoring, roster, results, read, byes or {})
@@ -109,6 +128,52 @@ def entered(book: Rulebook, roster: Roster, rulings: list[Ruling],
         return None
     void = annulled(book, roster, [r for r in rulings if r.tournament == t], round_)
     return next((r for r in same if r.id not in void), None)
+
+
+def by_penalty(book: Rulebook, roster: Roster, rulings: list[Ruling],
+               results: list[tuple[Result, int]], pairings: Iterable[Seat]
+               ) -> list[tuple[Result, int]]:
+    """The results penalties give (issue 36): a paired table of a round with no result
+    entered whose match a ruling decides — a match loss (`lose-match`) or a fixed score of a
+    side — counts as played, its id `penalty:ROUND:TABLE`. A match lost to a penalty is won
+    2-0 by the other side (as a bye); both sides losing it, 0-0, each a loss. The result is
+    the ruling's: revoked or overturned, it is gone; a result entered for the table later
+    replaces it (and the penalty still applies to that one)."""
+    if book.scoring is None:
+        return []
+    return _by_penalty(_read_rulings(book, roster, rulings), pairings, results)
+
+
+def _by_penalty(read: _Rulings, pairings: Iterable[Seat],
+                results: list[tuple[Result, int]]) -> list[tuple[Result, int]]:
+    if not read.effects:
+        return []
+    played = {(t, r.round, frozenset(r.players)) for r, t in results}
+    out = []
+    for seat in pairings:
+        ea = read.effects.get((seat.tournament, seat.round, seat.a))
+        eb = read.effects.get((seat.tournament, seat.round, seat.b))
+        if not _decides(ea) and not _decides(eb):
+            continue
+        if (seat.tournament, seat.round, frozenset((seat.a, seat.b))) in played:
+            continue
+        if ea is not None and ea.fixed is not None:
+            score = ea.fixed
+        elif eb is not None and eb.fixed is not None:
+            score = eb.fixed[::-1]
+        else:
+            score = (0 if ea is not None and ea.lose_match else BYE_GAMES,
+                     0 if eb is not None and eb.lose_match else BYE_GAMES)
+        out.append((Result(f"{PENALTY}{seat.round}:{seat.table}", (seat.a, seat.b), score,
+                           seat.round), seat.tournament))
+    return out
+
+
+def _decides(effect: _Effects | None) -> bool:
+    """Whether a side's effects decide its match without a result: a match loss or a fixed
+    score (frozen or annulled matches are decided by the college, not here)."""
+    return effect is not None and not effect.frozen and not effect.void and (
+        effect.lose_match or effect.fixed is not None)
 
 
 # ---------------------------------------------------------------------- rulings

@@ -91,7 +91,7 @@ _FULL = 48
 _K_START = 2  # nearest non-opponents on each side, first try
 _K_MAX = 16  # widest cut before the complete graph: 500 players at once on it take ~1 s
 # a cut graph is widened to prove its pairing best only while it has no more edges than this
-_PROOF_EDGES = 1024
+_PROOF_EDGES = 8192
 _MERGED = 2 * _FULL  # the most players a piece grows to by joining its neighbours
 
 

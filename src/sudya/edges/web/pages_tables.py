@@ -12,6 +12,7 @@ from starlette.datastructures import UploadFile
 
 from sudya.app.accounts import AuthError, Roles
 from sudya.app.imports import ImportRejected
+from sudya.app.matches import table_results
 from sudya.app.people import (
     PLAYER_COLUMNS,
     TEAM_COLUMNS,
@@ -121,7 +122,10 @@ def _page(ctx: Ctx, t: TournamentView, roles: Roles, round: int | None, *, statu
     had = ctx.read(byes, t.id)
     bye = next((p for p, rounds in had.items() if pairings.round in rounds), None)
     names = {p.handle: p.name for p in people}
+    results = ctx.read(table_results, tournament=t.id, round=pairings.round) \
+        if pairings.tables and pairings.round is not None else {}
     return ctx.render("pairings.html", status=status, t=t, roles=roles, pairings=pairings,
+                      results=results, names=names,
                       tables=_tables(t, pairings, people) if pairings.tables else [],
                       values=values or {"round": str(suggested)}, errors=errors or {},
                       imported=imported, columns=",".join(PLAYER_COLUMNS),
