@@ -350,8 +350,9 @@ def _member(ctx: Ctx, tid: int, permission: Permission = "member") -> Standing:
     return st
 
 
-def _send(ctx: Ctx, cmd: Any, actor: Actor, tid: int, key: str | None) -> Any:
-    """One command through the application's core, as the signed-in user."""
+def _send(ctx: Ctx, cmd: Any, actor: Actor, tid: int | None, key: str | None) -> Any:
+    """One command through the application's core, as the signed-in user (`tid` None: a
+    command that names its series itself, such as a new tournament)."""
     with _known():
         return ctx.app.handle(cmd, actor, tid, key=key)
 

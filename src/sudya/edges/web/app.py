@@ -198,6 +198,9 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
 
     app.include_router(pages_statements.router)
     app.include_router(api_statements.router)
+    from sudya.edges.web import api_setup  # set-up through the API: as the set-up pages
+
+    app.include_router(api_setup.router)
     from sudya.edges.web import pages_reports  # reports on paper: pages, PDF, CSV, the API's JSON
 
     app.include_router(pages_reports.router)
