@@ -86,3 +86,33 @@ def test_pairings_import(tmp_path: Path) -> None:
     refused(run(tmp_path, "pairings", "import", latin1, "-t", cup, "--round", "2", *db),
             "UTF-8")
     assert pairings(url) == [(1, 5, "dan", "alice", owner)]
+
+
+def test_pairings_matchups(tmp_path: Path) -> None:
+    """`sudya pairings matchups`: a team table's games, checked; bad input exits 2."""
+    url = f"sqlite:///{tmp_path / 'sudya.db'}"
+    db = ("--db", url)
+    run(tmp_path, "init", *db).ok()
+    cup = run(tmp_path, "tournament", "create", "--name", "Кубок", "--series", "Команды",
+              "--date", "2026-03-01", "--rulebook", "team-wargame", *db).ok().stdout.strip()
+    run(tmp_path, "team", "add", "north", "-t", cup, "--members", "n1,n2", *db).ok()
+    run(tmp_path, "team", "add", "south", "-t", cup, "--members", "s1,s2", *db).ok()
+    teams = tmp_path / "round1.csv"
+    teams.write_text("table,team_a,team_b\n1,north,south\n", encoding="utf-8")
+    run(tmp_path, "pairings", "import", teams, "-t", cup, "--round", "1", *db).ok()
+    base = ("pairings", "matchups", "-t", cup, "--round", "1", "--table", "1")
+    done = run(tmp_path, *base, "--game", "n2:s1:a", "--game", "n1:s2", *db).ok()
+    assert [line.split() for line in done.stdout.splitlines()] == [
+        ["1", "n2", "s1", "a"], ["2", "n1", "s2"]]
+    r = run(tmp_path, *base, "--game", "n1:s1", *db)  # n2 and s2 left out
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "нужно партий: 2, указано: 1; не сыграют: n2" in r.stderr
+    refused(run(tmp_path, *base, "--game", "n1-s1", "--game", "n2:s2", *db), "--game")
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            stored = [tuple(row) for row in conn.execute(sa.text(
+                "SELECT game, player_a, player_b, defender FROM matchup ORDER BY game"))]
+    finally:
+        engine.dispose()
+    assert stored == [(1, "n2", "s1", "a"), (2, "n1", "s2", None)]

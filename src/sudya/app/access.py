@@ -70,6 +70,7 @@ PERMISSION: dict[type[Any], Permission] = {
     c.PairRound: "pairings",
     c.DropPlayer: "manage",
     c.PairTopCut: "pairings",
+    c.SetMatchups: "results",  # a judge enters what the captains matched
 }
 
 

@@ -27,6 +27,7 @@ from sudya.app.ledger import Ledger, Recorded
 from sudya.app.queries import find_tournament
 from sudya.app.views import (
     AccountView,
+    GameView,
     PairedRoundView,
     PasswordCodeView,
     RosterImportView,
@@ -395,6 +396,14 @@ def _pair_top_cut(app: Sudya, cmd: c.PairTopCut, actor: Actor, where: Where
                size=cmd.size, actor=actor)
 
 
+def _set_matchups(app: Sudya, cmd: c.SetMatchups, actor: Actor, where: Where
+                  ) -> list[GameView]:
+    from sudya.app.team_rounds import set_games
+
+    return set_games(app.ledger, tournament=_in(app, cmd, actor, where), round=cmd.round,
+                     table=cmd.table, games=list(cmd.games), actor=actor)
+
+
 def _drop_player(app: Sudya, cmd: c.DropPlayer, actor: Actor, where: Where) -> None:
     from sudya.app.swiss_rounds import drop
 
@@ -615,6 +624,7 @@ HANDLERS: dict[type[Any], Handler] = {
     c.PairRound: _pair_round,
     c.DropPlayer: _drop_player,
     c.PairTopCut: _pair_top_cut,
+    c.SetMatchups: _set_matchups,
     c.Undo: _undo,
 }
 

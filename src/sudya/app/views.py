@@ -626,6 +626,15 @@ class TableResultView(View):
                                                         "to it (None: both).")
 
 
+class GameView(View):
+    """One game of a team table (the captains' matchups): `a` of the table's first team."""
+
+    game: int
+    a: str
+    b: str
+    defender: str | None = Field(default=None, description="`a`, `b` or none.")
+
+
 class PairingsView(View):
     """A round's tables, as the last import of the round stored them."""
 

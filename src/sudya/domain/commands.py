@@ -760,6 +760,26 @@ class DropPlayer(Setup):
     after: Annotated[int, Strict(), Field(ge=0, le=100)] | None
 
 
+class Game(BaseModel):
+    """One game of a team table: the first team's player, the second team's, and which side
+    defended (a format with a defender and an attacker; none otherwise)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    a: Handle
+    b: Handle
+    defender: Literal["a", "b"] | None = None
+
+
+class SetMatchups(Setup):
+    """The captains' matchups of a team table in a round, entered by a judge: its games in
+    the order matched. Each player once, every player of both teams (the smaller, when one
+    has a reserve) seated; replaces what the table had, until a game has its result."""
+
+    round: Annotated[int, Strict(), Field(ge=1, le=100)]
+    table: Table
+    games: list[Game] = Field(min_length=1, max_length=50)
+
+
 class SetPlan(Setup):
     """A tournament's plan changed (rounds, pairing, match points, tie-breakers, top cut)."""
 
@@ -952,4 +972,5 @@ SETUP: tuple[type[Any], ...] = (
     CreateSeries, CreateTournament, AddPlayer, AddTeam, AddJudge, ReplacePlayer, CorrectResult,
     AddUser, AssignRole, FileAppeal, AddStatement, ImportPairings, StartRound, RegisterDecklist,
     FileIncident, SettleIncident, VerifyLedger, PublishRulebook, Undo, InviteUser, RemoveRole,
-    ResetPassword, AllowSeries, ImportRoster, SetPlan, PairRound, DropPlayer, PairTopCut)
+    ResetPassword, AllowSeries, ImportRoster, SetPlan, PairRound, DropPlayer, PairTopCut,
+    SetMatchups)

@@ -421,6 +421,23 @@ class Pairing(Audited, Base):
     __table_args__ = (UniqueConstraint("tournament_id", "round", "table_no"),)
 
 
+class Matchup(Audited, Base):
+    """One game of a team table in a round, as the captains' matchups set it (issue 36): who
+    of each team plays whom, in the order the games were matched, and which side defended
+    where the format has a defender. The table's games are replaced as a whole."""
+
+    __tablename__ = "matchup"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"))
+    round: Mapped[int] = mapped_column(Integer)
+    table_no: Mapped[int] = mapped_column(Integer)  # the team table (the pairing's)
+    game: Mapped[int] = mapped_column(Integer)  # 1, 2, … in the order matched
+    player_a: Mapped[str] = mapped_column(String(100))  # of the table's first team
+    player_b: Mapped[str] = mapped_column(String(100))
+    defender: Mapped[str | None] = mapped_column(String(1))  # "a", "b" or none
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "table_no", "game"),)
+
+
 class IncidentReport(Audited, Base):
     """A judge's account of an incident, filed for a judge who may rule (a junior judge
     files; a senior or the head judge rules). It waits until settled: by the ruling recorded

@@ -1,6 +1,6 @@
 """`sudya pairings import`: a round's tables from a CSV file, every row or none; `sudya
-pairings swiss`: Sudya pairs a Swiss round; `sudya player drop`: a player leaves the
-pairings."""
+pairings swiss`: Sudya pairs a Swiss round; `sudya pairings matchups`: a team table's games;
+`sudya pairings drop`: a player leaves the pairings."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sudya.edges.cli.core import By, actor, build, opened, send
 from sudya.edges.cli.ledger import Db, TournamentOpt
 from sudya.edges.cli.main import UsageError, app, cli_lang
 
-pairings_app = typer.Typer(help="Рассадка тура / pairings: swiss, import.",
+pairings_app = typer.Typer(help="Рассадка тура / pairings: swiss, import, matchups.",
                            no_args_is_help=True)
 app.add_typer(pairings_app, name="pairings")
 
@@ -93,3 +93,31 @@ def drop(player: Annotated[str, typer.Argument(help="the player's id")],
     with opened(db) as sudya:
         send(sudya, cmd, who, tournament)
     out.print(player)
+
+
+@pairings_app.command("matchups")
+def matchups(tournament: TournamentOpt,
+             round_: Annotated[int, typer.Option("--round", help="round number")],
+             table: Annotated[int, typer.Option(help="the team table")],
+             game: Annotated[list[str], typer.Option(
+                 help="a game, in the order matched: A:B, or A:B:a / A:B:b with the "
+                      "defending side (A of the table's first team)")],
+             by: By = None, db: Db = None) -> None:
+    """Матчапы командного стола: кто с кем играет, по порядку, и защитник (если он есть
+    в формате). Каждый игрок один раз, все игроки обеих команд. The captains' matchups of a
+    team table; each player once, both teams complete."""
+    from sudya.domain.commands import SetMatchups
+
+    games = []
+    for n, text in enumerate(game):
+        parts = text.split(":")
+        if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] not in ("a", "b")):
+            raise UsageError(f"--game {n + 1}: {text!r}: A:B, A:B:a or A:B:b")
+        games.append({"a": parts[0], "b": parts[1],
+                      "defender": parts[2] if len(parts) == 3 else None})
+    cmd = build(SetMatchups, round=round_, table=table, games=games)
+    who = actor(by, db)
+    with opened(db) as sudya:
+        stored = send(sudya, cmd, who, tournament)
+    for g in stored:
+        out.print(f"{g.game}\t{g.a}\t{g.b}" + (f"\t{g.defender}" if g.defender else ""))

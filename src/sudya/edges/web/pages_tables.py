@@ -23,6 +23,7 @@ from sudya.app.people import (
     tournament_people,
 )
 from sudya.app.swiss_rounds import byes
+from sudya.app.team_rounds import round_games
 from sudya.app.views import PairedRoundView, PairingsView, PersonView, TournamentView
 from sudya.domain.commands import ImportPairings, PairRound, PairTopCut
 from sudya.domain.errors import SudyaError
@@ -124,8 +125,10 @@ def _page(ctx: Ctx, t: TournamentView, roles: Roles, round: int | None, *, statu
     names = {p.handle: p.name for p in people}
     results = ctx.read(table_results, tournament=t.id, round=pairings.round) \
         if pairings.tables and pairings.round is not None else {}
+    games = ctx.read(round_games, tournament=t.id, round=pairings.round) \
+        if pairings.tables and pairings.round is not None else {}
     return ctx.render("pairings.html", status=status, t=t, roles=roles, pairings=pairings,
-                      results=results, names=names,
+                      results=results, names=names, games=games,
                       tables=_tables(t, pairings, people) if pairings.tables else [],
                       values=values or {"round": str(suggested)}, errors=errors or {},
                       imported=imported, columns=",".join(PLAYER_COLUMNS),
