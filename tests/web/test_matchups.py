@@ -93,3 +93,21 @@ def test_only_a_team_table_has_matchups_and_only_staff_enter_them(
         "csrf": csrf_of(other, "/t/1"), "round": "1", "table": "1", "count": "3",
         "a0": "n1", "b0": "s1", "a1": "n2", "b1": "s2", "a2": "n3", "b2": "s3"})
     assert r.status_code == 403
+
+
+def test_the_api_sets_a_tables_games(app: FastAPI, auth: Callable[[str], dict[str, str]],
+                                     client: TestClient) -> None:
+    tid = team_event(app)
+    body = {"round": 1, "table": 1, "games": [
+        {"a": "n1", "b": "s2", "defender": "b"}, {"a": "n2", "b": "s1"},
+        {"a": "n3", "b": "s3"}]}
+    r = client.put(f"/api/v1/tournaments/{tid}/matchups", json=body,
+                   headers=auth("sekretar"))
+    assert r.status_code == 200, r.text
+    assert [g["b"] for g in r.json()["games"]] == ["s2", "s1", "s3"]
+    body["games"] = body["games"][:2]
+    r = client.put(f"/api/v1/tournaments/{tid}/matchups", json=body,
+                   headers=auth("sekretar"))
+    assert r.status_code == 422 and "games" in r.text
+    r = client.put(f"/api/v1/tournaments/{tid}/matchups", json=body, headers=auth("sudya"))
+    assert r.status_code == 403

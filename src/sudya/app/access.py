@@ -71,6 +71,8 @@ PERMISSION: dict[type[Any], Permission] = {
     c.DropPlayer: "manage",
     c.PairTopCut: "pairings",
     c.SetMatchups: "results",  # a judge enters what the captains matched
+    c.ReportResult: "member",  # a player of the match, when the plan lets players report
+    c.ConfirmResult: "member",  # the reporter's opponent (app.self_results)
 }
 
 

@@ -404,6 +404,33 @@ def _set_matchups(app: Sudya, cmd: c.SetMatchups, actor: Actor, where: Where
                      table=cmd.table, games=list(cmd.games), actor=actor)
 
 
+def _report_result(app: Sudya, cmd: c.ReportResult, actor: Actor, where: Where) -> None:
+    from sudya.app.self_results import report
+
+    tournament = _in(app, cmd, actor, where)
+    report(app.ledger, tournament=tournament, cmd=cmd,
+           person=app.standing(actor, tournament).roles.person, actor=actor)
+
+
+def _confirm_result(app: Sudya, cmd: c.ConfirmResult, actor: Actor, where: Where
+                    ) -> Recorded | None:
+    """Agreed: the reported result entered in the opponent's name (the result's own checks
+    apply, as for a scorekeeper's), then the report goes; disputed: None."""
+    from sudya.app.self_results import confirm, settle
+
+    tournament = _in(app, cmd, actor, where)
+    found = confirm(app.ledger, tournament=tournament, cmd=cmd,
+                    person=app.standing(actor, tournament).roles.person, actor=actor)
+    if found is None:
+        return None
+    a, b, score = found
+    done = app.ledger.execute(tournament, c.RecordResult(players=(a, b), score=score,
+                                                         round=cmd.round),
+                              idempotency_key=where.key, actor=actor)
+    settle(app.ledger, tournament=tournament, round=cmd.round, pair=(a, b))
+    return done
+
+
 def _drop_player(app: Sudya, cmd: c.DropPlayer, actor: Actor, where: Where) -> None:
     from sudya.app.swiss_rounds import drop
 
@@ -625,6 +652,8 @@ HANDLERS: dict[type[Any], Handler] = {
     c.DropPlayer: _drop_player,
     c.PairTopCut: _pair_top_cut,
     c.SetMatchups: _set_matchups,
+    c.ReportResult: _report_result,
+    c.ConfirmResult: _confirm_result,
     c.Undo: _undo,
 }
 

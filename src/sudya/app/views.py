@@ -635,6 +635,31 @@ class GameView(View):
     defender: str | None = Field(default=None, description="`a`, `b` or none.")
 
 
+class ReportView(View):
+    """A result a player reported for a table of a round, waiting for the opponent or
+    disputed: the table's first side's games first."""
+
+    table: int
+    reporter: str
+    score_a: int
+    score_b: int
+    disputed: bool = False
+
+
+class MyMatchView(View):
+    """A player's match of a round, as they see it to report its result: their table and
+    opponent, the result entered (their games first), or what was reported and by whom."""
+
+    round: int
+    table: int
+    opponent: str
+    opponent_name: str
+    entered: tuple[int, int] | None = Field(default=None, description="Mine first.")
+    reported: tuple[int, int] | None = Field(default=None, description="Mine first.")
+    reported_by_me: bool = False
+    disputed: bool = False
+
+
 class PairingsView(View):
     """A round's tables, as the last import of the round stored them."""
 

@@ -780,6 +780,22 @@ class SetMatchups(Setup):
     games: list[Game] = Field(min_length=1, max_length=50)
 
 
+class ReportResult(Setup):
+    """A player reports the result of their own match of a round (a tournament whose plan
+    lets players report): the reporter's games first. Waits for the opponent."""
+
+    round: Annotated[int, Strict(), Field(ge=1, le=100)]
+    score: Annotated[tuple[Points, Points], BeforeValidator(_score)]
+
+
+class ConfirmResult(Setup):
+    """The opponent answers a result reported for their match: agreed, it is entered as a
+    scorekeeper would enter it; disputed, a judge enters it."""
+
+    round: Annotated[int, Strict(), Field(ge=1, le=100)]
+    agree: bool
+
+
 class SetPlan(Setup):
     """A tournament's plan changed (rounds, pairing, match points, tie-breakers, top cut)."""
 
@@ -973,4 +989,4 @@ SETUP: tuple[type[Any], ...] = (
     AddUser, AssignRole, FileAppeal, AddStatement, ImportPairings, StartRound, RegisterDecklist,
     FileIncident, SettleIncident, VerifyLedger, PublishRulebook, Undo, InviteUser, RemoveRole,
     ResetPassword, AllowSeries, ImportRoster, SetPlan, PairRound, DropPlayer, PairTopCut,
-    SetMatchups)
+    SetMatchups, ReportResult, ConfirmResult)

@@ -49,6 +49,9 @@ class Plan(BaseModel):
     loss: MatchPoints | None = None
     tiebreakers: Annotated[list[str], Field(max_length=6), AfterValidator(_known)] | None = None
     top_cut: Literal[0, 2, 4, 8] = 0
+    # players enter their own match's result, the opponent confirms it (a judge or the
+    # scorekeeper still may enter any result)
+    self_report: bool = False
 
     def scored(self, book: Rulebook) -> Rulebook:
         """The rulebook as this tournament scores: its match points and the order of its

@@ -438,6 +438,23 @@ class Matchup(Audited, Base):
     __table_args__ = (UniqueConstraint("tournament_id", "round", "table_no", "game"),)
 
 
+class ResultReport(Audited, Base):
+    """A result a player reported for their match of a round, waiting for the opponent (or
+    disputed by them): not a result until confirmed (then the ledger has it, and the row
+    goes). The score is the table's first side's first."""
+
+    __tablename__ = "result_report"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournament.id"))
+    round: Mapped[int] = mapped_column(Integer)
+    table_no: Mapped[int] = mapped_column(Integer)
+    reporter: Mapped[str] = mapped_column(String(100))
+    score_a: Mapped[int] = mapped_column(Integer)
+    score_b: Mapped[int] = mapped_column(Integer)
+    disputed: Mapped[bool] = mapped_column(default=False)
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "table_no"),)
+
+
 class IncidentReport(Audited, Base):
     """A judge's account of an incident, filed for a judge who may rule (a junior judge
     files; a senior or the head judge rules). It waits until settled: by the ruling recorded

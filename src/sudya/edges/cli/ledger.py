@@ -224,6 +224,9 @@ def tournament_create(
         help="tie-breakers in order: omw, gw, ogw, buchholz, sb (default: the rulebook's)")]
     = None,
     top_cut: Annotated[int, typer.Option(help="top cut after the Swiss: 0, 2, 4 or 8")] = 0,
+    self_report: Annotated[bool, typer.Option(
+        "--self-report", help="players report their own results; the opponent confirms")]
+    = False,
     by: By = None,
     db: Db = None,
 ) -> None:
@@ -242,7 +245,7 @@ def tournament_create(
             raise UsageError(f"--points: write WIN/DRAW/LOSS, such as 3/1/0, got {points!r}")
         win, draw, loss = (int(p) for p in parts)
     plan = build(Plan, rounds=rounds, pairing=pairing, win=win, draw=draw, loss=loss,
-                 tiebreakers=tiebreaker or None, top_cut=top_cut)
+                 tiebreakers=tiebreaker or None, top_cut=top_cut, self_report=self_report)
     who = actor(by, db)
     with opened(db) as sudya:
         exists = sudya.read(series_exists, name=series)

@@ -23,6 +23,7 @@ from sudya.app.queries import tournament_summary
 from sudya.app.swiss_rounds import dropped
 from sudya.app.views import (
     EntrantView,
+    GameView,
     PairedRoundView,
     PasswordCodeView,
     RosterImportView,
@@ -99,6 +100,7 @@ if TYPE_CHECKING:
     PairRoundIn = commands.PairRound
     DropIn = commands.DropPlayer
     InviteIn = commands.InviteUser
+    MatchupsIn = commands.SetMatchups
 else:
     PlayerIn = body_of(
         commands.AddPlayer, "PlayerIn",
@@ -109,6 +111,13 @@ else:
         "Sudya pairs a Swiss round from the standings, the results and the byes so far (again, "
         "in place of what it had, while the round has no result); `seed` gives round 1 another "
         "random order.", without=())
+    MatchupsIn = body_of(
+        commands.SetMatchups, "MatchupsIn",
+        "The captains' matchups of a team table of a round, game by game in the order "
+        "matched: `a` of the table's first team, `b` of the second, `defender` the side "
+        "that defended where the format has one. Each player once, every player of both "
+        "teams (the smaller, with a reserve); replaces the table's games until one has a "
+        "result.", without=())
     DropIn = body_of(
         commands.DropPlayer, "DropIn",
         "A player drops after round `after`, the last they played (never paired after it); "
@@ -161,6 +170,12 @@ class DropOut(BaseModel):
     after: int | None = Field(description="The last round they played (null: playing).")
     dropped: dict[str, int] = Field(description="Every player of the tournament who has "
                                                 "dropped, and the round they played last.")
+
+
+class MatchupsOut(BaseModel):
+    round: int
+    table: int
+    games: list[GameView] = Field(description="In the order matched.")
 
 
 class StaffRolesOut(BaseModel):
@@ -282,6 +297,17 @@ def drop_player(tid: TournamentId, body: DropIn, ctx: Caller) -> Answer[DropOut]
 
 
 # ---------------------------------------------------------------------- pairings
+@router.put("/tournaments/{tid}/matchups",
+            summary="A team table's games, as the captains matched them (judges who rule, "
+                    "the scorekeeper, the organiser)",
+            responses=_errors(*WRITES), response_model=MatchupsOut)
+def set_matchups(tid: TournamentId, body: MatchupsIn, ctx: Caller) -> Answer[MatchupsOut]:
+    actor = _author(ctx)
+    cmd = command_of(commands.SetMatchups, body)
+    return Answer(MatchupsOut(round=cmd.round, table=cmd.table,
+                              games=_send(ctx, cmd, actor, tid, None)))
+
+
 @router.post("/tournaments/{tid}/pairings/swiss",
              summary="Pair a Swiss round (the organiser, the scorekeeper, the head judge)",
              description="Its tables (`a` the higher placed), the bye, and what a judge should "

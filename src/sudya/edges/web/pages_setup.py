@@ -26,7 +26,7 @@ router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
 _ = i18n.gettext
 FIELDS = ("series", "new_series", "rulebook", "name", "date", "level", "rounds", "pairing",
-          "win", "draw", "loss", "tb1", "tb2", "tb3", "top_cut")
+          "win", "draw", "loss", "tb1", "tb2", "tb3", "top_cut", "self_report")
 NEW = "new"
 
 
@@ -104,7 +104,8 @@ def new_tournament_submit(ctx: C, request: Request, posted: forms.Posted) -> Res
             "rounds": numbers["rounds"], "pairing": values["pairing"] or "imported",
             "win": numbers["win"], "draw": numbers["draw"], "loss": numbers["loss"],
             "tiebreakers": [v for v in (values["tb1"], values["tb2"], values["tb3"]) if v]
-            or None, "top_cut": int(values["top_cut"] or 0)})
+            or None, "top_cut": int(values["top_cut"] or 0),
+            "self_report": values["self_report"] == "1"})
         cmd = views.command(
             CreateTournament,
             series=values["new_series"] if new else (forms.whole_number(values["series"])

@@ -22,6 +22,7 @@ from sudya.app.people import (
     search_people,
     tournament_people,
 )
+from sudya.app.self_results import round_reports
 from sudya.app.swiss_rounds import byes
 from sudya.app.team_rounds import round_games
 from sudya.app.views import PairedRoundView, PairingsView, PersonView, TournamentView
@@ -127,8 +128,10 @@ def _page(ctx: Ctx, t: TournamentView, roles: Roles, round: int | None, *, statu
         if pairings.tables and pairings.round is not None else {}
     games = ctx.read(round_games, tournament=t.id, round=pairings.round) \
         if pairings.tables and pairings.round is not None else {}
+    reports = ctx.read(round_reports, tournament=t.id, round=pairings.round) \
+        if pairings.tables and pairings.round is not None and t.plan.self_report else {}
     return ctx.render("pairings.html", status=status, t=t, roles=roles, pairings=pairings,
-                      results=results, names=names, games=games,
+                      results=results, names=names, games=games, reports=reports,
                       tables=_tables(t, pairings, people) if pairings.tables else [],
                       values=values or {"round": str(suggested)}, errors=errors or {},
                       imported=imported, columns=",".join(PLAYER_COLUMNS),
