@@ -65,7 +65,9 @@ from sudya.app.accounts import add_user  # noqa: E402
 from sudya.app.ledger import Actor, Ledger  # noqa: E402
 from sudya.app.queries import RULINGS, TABLES, tournament_standings  # noqa: E402
 from sudya.app.settings import Settings  # noqa: E402
-from sudya.domain.commands import RecordInfraction  # noqa: E402
+from sudya.app.core import Sudya  # noqa: E402
+from sudya.domain.commands import RecordInfraction, SetPlan  # noqa: E402
+from sudya.domain.plan import Plan  # noqa: E402
 from sudya.edges.web.app import create_app  # noqa: E402
 
 INFRACTIONS = ["procedure.minor", "cards.drawing-extra", "gameplay.slow-play",
@@ -76,11 +78,14 @@ ORGANISER_PASSWORD = "bench-organiser-password"
 
 
 def tournament(ledger: Ledger, name: str, day: dt.date, players: int, rounds: int,
-               rng: random.Random) -> int:
-    """A tournament of the series: its players, then each round's results and penalties."""
+               rng: random.Random, tiebreakers: list[str]) -> int:
+    """A tournament of the series: its plan's tie-breakers, its players, then each round's
+    results and penalties."""
     actor = Actor("bench")
     tid = ledger.create_tournament(series="Сезон", name=name, date=day, level="professional",
                                    actor=actor)
+    Sudya(ledger).handle(SetPlan(plan=Plan(pairing="swiss", tiebreakers=tiebreakers)),
+                         Actor("bench", owner=True), tid)
     handles = [f"p{i}" for i in range(players)]
     with ledger.writing(tournament=tid) as s:
         for h in handles:
@@ -110,6 +115,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--tiebreakers", default="omw,gw,ogw,buchholz,sb",
+                        help="the tournaments' tie-breakers in order (the plan's)")
     parser.add_argument("--db", default=None)
     parser.add_argument("--reuse", action="store_true",
                         help="--db holds a season this benchmark built: measure it again")
@@ -133,8 +140,10 @@ def measure(url: str, args: argparse.Namespace) -> None:
             tid = s.scalars(select(m.Tournament.id).where(m.Tournament.name == "Этап 2")).one()
     else:
         ledger.create_series(name="Сезон", rulebook="berserk", actor=Actor("bench"))
-        tournament(ledger, "Этап 1", dt.date(2026, 3, 1), args.players, args.rounds, rng)
-        tid = tournament(ledger, "Этап 2", dt.date(2026, 4, 1), args.players, args.rounds, rng)
+        order = [tb for tb in args.tiebreakers.split(",") if tb]
+        tournament(ledger, "Этап 1", dt.date(2026, 3, 1), args.players, args.rounds, rng, order)
+        tid = tournament(ledger, "Этап 2", dt.date(2026, 4, 1), args.players, args.rounds, rng,
+                         order)
     built = time.perf_counter() - start
     with Session(engine) as s:
         results = len(s.scalars(select(m.Result.id).where(m.Result.tournament_id == tid))
