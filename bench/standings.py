@@ -62,10 +62,10 @@ from sudya.adapters.db import models as m  # noqa: E402
 from sudya.adapters.db.migrate import upgrade  # noqa: E402
 from sudya.adapters.db.session import make_engine  # noqa: E402
 from sudya.app.accounts import add_user  # noqa: E402
+from sudya.app.core import Sudya  # noqa: E402
 from sudya.app.ledger import Actor, Ledger  # noqa: E402
 from sudya.app.queries import RULINGS, TABLES, tournament_standings  # noqa: E402
 from sudya.app.settings import Settings  # noqa: E402
-from sudya.app.core import Sudya  # noqa: E402
 from sudya.domain.commands import RecordInfraction, SetPlan  # noqa: E402
 from sudya.domain.plan import Plan  # noqa: E402
 from sudya.edges.web.app import create_app  # noqa: E402
