@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from sudya.adapters.db import models as m
@@ -163,6 +163,25 @@ def search_people(s: Session, *, tournament: int, q: str, round: int | None = No
         found.append((rank, name, p))
     # those at the table in the order they entered (a table's sides), the others by name
     return [p for _rank, _name, p in sorted(found, key=lambda f: (f[0], f[1] if f[0] else ""))]
+
+
+def opponent_of(s: Session, *, tournament: int, player: str, round: int | None = None
+                ) -> str | None:
+    """The player's opponent in `round` (by default the current round): the other side of
+    their table in the round's pairings, or at a team table the player the captains matched
+    them with; None when they are not seated (a bye, no pairings, no matchups yet)."""
+    _tournament(s, tournament)
+    if round is None:
+        round = current_round(s, tournament=tournament)
+    if round is None:
+        return None
+    for table in (m.Pairing, m.Matchup):  # a player's own table, else their team's game
+        row = s.execute(select(table.player_a, table.player_b).where(
+            table.tournament_id == tournament, table.round == round,
+            or_(table.player_a == player, table.player_b == player)).limit(1)).first()
+        if row is not None:
+            return str(row.player_b if row.player_a == player else row.player_a)
+    return None
 
 
 def person_name(s: Session, *, handle: str) -> str | None:
@@ -389,7 +408,7 @@ def import_pairings(ledger: Ledger, *, tournament: int, round: int, text: str,
 
 
 __all__ = ["fold", "current_round", "pairing_rounds", "tournament_people", "search_people",
-           "display_names", "names_and_teams", "person_name", "people_names", "round_pairings",
-           "round_tables", "set_names",
+           "display_names", "names_and_teams", "opponent_of", "person_name", "people_names",
+           "round_pairings", "round_tables", "set_names",
            "read_pairings_file", "decode_upload", "import_pairings", "ImportRejected",
            "PLAYER_COLUMNS", "TEAM_COLUMNS"]

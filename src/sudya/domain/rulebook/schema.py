@@ -148,6 +148,9 @@ class Detail(Model):
     required: bool = False
     required_if: Expr | None = None
     default: Any = None
+    # what the record form fills the field in with (the engine never reads it): `opponent`,
+    # a `player` detail's, is the offender's opponent in the current round's pairings
+    prefill: Literal["opponent"] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -155,6 +158,12 @@ class Detail(Model):
         if isinstance(value, str):
             return {"type": value}
         return value
+
+    @model_validator(mode="after")
+    def _check_prefill(self) -> Detail:
+        if self.prefill == "opponent" and self.type != "player":
+            raise ValueError("prefill: opponent is for a detail of type player")
+        return self
 
     @model_validator(mode="after")
     def _check_value_names(self) -> Detail:

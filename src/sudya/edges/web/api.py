@@ -172,7 +172,8 @@ class InfractionIn(commands.RecordInfraction):
         default=None, max_length=200,
         description="The `preview_token` a preview of this request answered. Optional; when "
                     "sent, the record is refused (422, `preview.changed`, nothing recorded) "
-                    "unless it is exactly the command previewed.")
+                    "unless it is exactly the command previewed (the note aside: the "
+                    "judge's account is no fact the rule reads).")
     idempotency_key: IdempotencyKey
 
 

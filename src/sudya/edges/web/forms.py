@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from starlette.datastructures import FormData
 
+from sudya.app.people import fold
 from sudya.app.views import TournamentSummaryView
 from sudya.domain import commands
 from sudya.domain.commands import CommandError
@@ -51,6 +52,7 @@ def inputs(book: Rulebook, inf: Infraction | None, summary: TournamentSummaryVie
     if inf is None:
         return []
     players = summary.handles()
+    by_name = [o["value"] for o in people_options(summary)]
     out = []
     for name, d in {**book.common_details, **inf.details}.items():
         out.append({
@@ -58,11 +60,34 @@ def inputs(book: Rulebook, inf: Infraction | None, summary: TournamentSummaryVie
             "label": i18n.text(d.name) if d.name else name,
             "required": d.required,
             "required_if": d.required_if.source if d.required_if else "",
-            "values": d.values if d.type == "enum" else players if d.type == "player" else [],
-            "labels": {v: d.value_text(v, i18n.current_lang.get()) for v in d.values},
+            "values": d.values if d.type == "enum" else by_name if d.type == "player" else [],
+            # a player by their name, the id beside it (500 ids are no list to choose from)
+            "labels": ({v: person_label(v, summary.names) for v in players} if d.type == "player"
+                       else {v: d.value_text(v, i18n.current_lang.get()) for v in d.values}),
             "default": d.default, "min": d.min, "max": d.max,
         })
     return out
+
+
+def person_label(handle: str, names: Mapping[str, str]) -> str:
+    """A person as a list of choices shows them: «Борис Петров · boris» (just the id when
+    they have no name of their own)."""
+    name = names.get(handle)
+    return f"{name} · {handle}" if name and name != handle else handle
+
+
+def people_options(summary: TournamentSummaryView, first: Collection[str] = ()
+                   ) -> list[dict[str, str]]:
+    """The tournament's players as a list of choices: `first` (a table's players) first, in
+    the order they entered, then everyone else by name; each with its label (person_label)."""
+    names = summary.names
+    wanted = set(first)
+    ahead = [h for h in summary.handles() if h in wanted]
+    rest = sorted((h for h in summary.handles() if h not in wanted),
+                  key=lambda h: (fold(names.get(h) or h), h))
+    teams = {p.handle: p.team for p in summary.players if p.team}
+    return [{"value": h, "label": person_label(h, names)
+             + (f" [{teams[h]}]" if h in teams else "")} for h in [*ahead, *rest]]
 
 
 def choice_options(book: Rulebook, inf: Infraction | None, level: str | None

@@ -23,6 +23,7 @@ from fastapi.responses import Response
 
 from sudya.app.accounts import Roles
 from sudya.app.ledger import LedgerError
+from sudya.app.people import opponent_of
 from sudya.app.queries import rulings_json, tournament_summary
 from sudya.app.recording import current_round, display_names, infraction_use
 from sudya.app.recording import table_players as players_at
@@ -69,17 +70,31 @@ def _defaults(book: Rulebook, inf: Infraction, player: str, round_: int | None
     return values
 
 
+def _prefill(ctx: Ctx, tid: int, book: Rulebook, inf: Infraction, player: str,
+             values: dict[str, str]) -> None:
+    """The fields the rulebook fills in from the pairings (a detail's `prefill`): the
+    player's opponent in the current round, when they are seated in it."""
+    wanted = [name for name, d in {**book.common_details, **inf.details}.items()
+              if d.prefill == "opponent" and f"details.{name}" not in values]
+    if not wanted:
+        return
+    opponent = ctx.read(opponent_of, tournament=tid, player=player)
+    if opponent is not None:
+        values.update({f"details.{name}": opponent for name in wanted})
+
+
 def _page(ctx: Ctx, t: TournamentView, book: Rulebook, summary: TournamentSummaryView, *,
           inf: Infraction | None, player: str, table: int | None, values: dict[str, Any],
           errors: dict[str, str], q: str = "", found: list[Infraction] | None = None,
           round_: int | None = None) -> dict[str, Any]:
     """What record.html shows (the preview is added by _preview_into)."""
-    if table is not None:  # the table's players first in the list of players
-        at = ctx.read(players_at, t.id, table)
-        summary = summary.model_copy(update={
-            "players": [p for p in summary.players if p.handle in at]
-            + [p for p in summary.players if p.handle not in at]})
+    # the players by name, those of the table first (the dashboard's table links)
+    at = ctx.read(players_at, t.id, table) if table is not None else []
+    people = forms.people_options(summary, at)
+    teams = [{"value": team, "label": forms.person_label(team, summary.names)}
+             for team in summary.teams]
     return dict(t=t, book=book, summary=summary, player=player, q=q, table=table, round=round_,
+                people=people, teams=teams,
                 found=found or [], inf=inf,
                 inputs=forms.inputs(book, inf, summary) if inf else [],
                 choice=forms.choice_options(book, inf, t.level) if inf else None,
@@ -143,6 +158,8 @@ def record_form(ctx: C, tid: int, player: str = "", infraction: str = "", q: str
     given = _round(round)
     values = _defaults(book, inf, player,
                        given if given is not None else ctx.read(current_round, tid))
+    if player:
+        _prefill(ctx, tid, book, inf, player, values)
     data = _page(ctx, t, book, summary, inf=inf, player=player, table=number, values=values,
                  errors={})
     if player:  # the ruling at once: one tap fewer (what the preview button would show)

@@ -6,6 +6,11 @@ server decodes the fields again and recomputes the token, so a confirm whose com
 the previewed one (another player chosen after the preview, a stale page, a form changed by
 hand) is refused and nothing is recorded. The token is no secret of the user's and no
 permission: it only says "this exact command was shown to this user in this tournament".
+
+The judge's note («Что произошло») is not signed: it is their account of the incident, not a
+fact the rule reads, so the ruling previewed is the same whatever it says, and a judge types it
+while the ruling is on the screen. (A command without a note signs as it always did: tokens
+made before the note was left out still hold for such commands.)
 """
 
 from __future__ import annotations
@@ -21,9 +26,12 @@ VERSION = "p1"  # a new way of hashing gets a new prefix, so old tokens are refu
 
 
 def canonical(tournament: int, user: str, cmd: Command) -> bytes:
-    """The bytes the token signs: the command as the ledger would store it, sorted keys."""
+    """The bytes the token signs: the command as the ledger would store it without the
+    judge's note, sorted keys."""
+    payload = cmd.payload()
+    payload.pop("note", None)
     return orjson.dumps({"tournament": tournament, "user": user, "kind": cmd.kind,
-                         "command": cmd.payload()}, option=orjson.OPT_SORT_KEYS)
+                         "command": payload}, option=orjson.OPT_SORT_KEYS)
 
 
 def token(secret: str, tournament: int, user: str, cmd: Command) -> str:

@@ -1,7 +1,8 @@
 // The record form (templates/record.html) and the undo after it (templates/_recorded.html):
 // - a preview is bound to what it previewed: changing any field removes it (and its confirm
 //   button and token), so the old ruling can never be confirmed for new fields — the server
-//   refuses that too (web/preview_token.py);
+//   refuses that too (web/preview_token.py); but not the note («Что произошло»): the judge
+//   types it with the ruling on the screen, and it changes nothing of the ruling;
 // - a new preview is scrolled into view, its confirm button on the screen;
 // - a confirm that fails (no connection, a server error, a refusal) says so beside the
 //   button and keeps the form as it was filled (the texts are the form's data-failed-*);
@@ -24,7 +25,7 @@
     if (!el || !el.matches || !el.matches("input, select, textarea")) {
       return;
     }
-    if (el.type === "hidden" || !el.closest("form.record-form")) {
+    if (el.type === "hidden" || el.name === "note" || !el.closest("form.record-form")) {
       return;
     }
     var preview = document.getElementById("preview");
