@@ -194,6 +194,28 @@ def test_a_confirm_while_offline_is_kept_and_recorded_once_when_back(
     assert len(rulings_of(judge, "gleb")) == before + 1
 
 
+def test_the_no_connection_notice_goes_once_the_kept_ruling_is_sent(
+        phone: Callable[[str], Page]) -> None:
+    """On the record form itself (issue 37): «Нет связи…» beside the confirm stayed after
+    «Отправлено» had come; and what the server recorded names the player."""
+    judge = phone("sudya")
+    judge.goto(f"/t/{BERSERK}")
+    wait_controlled(judge)
+    open_preview(judge, "vera")
+    wait_controlled(judge)
+    judge.context.set_offline(True)
+    judge.get_by_role("button", name="Подтвердить и записать").click()
+    notice = judge.locator("#record [role=alert]").filter(has_text="Нет связи")
+    expect(notice).to_be_visible()
+    judge.context.set_offline(False)
+    answer = judge.locator("#outbox .outbox-answers li")
+    expect(answer).to_contain_text(re.compile(r"Отправлено: e\d+"), timeout=LIVE)
+    expect(notice).to_have_count(0)
+    expect(judge.get_by_text("Нет связи")).to_have_count(0)
+    expect(answer.locator(".server-answer")).to_contain_text("Вера Кузнецова vera")
+    shot(judge, "offline-record-sent-on-the-form")
+
+
 def test_a_kept_ruling_is_recorded_after_a_restart_with_a_new_secret(
         browser: Browser, tmp_path: Path) -> None:
     """The phone keeps a confirm while the hall's Wi-Fi is down; the server stops meanwhile

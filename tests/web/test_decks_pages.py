@@ -16,7 +16,7 @@ from collections.abc import Callable
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, func, select
-from web_testkit import csrf_of, main_of
+from web_testkit import csrf_of, handle_of, main_of
 
 from sudya.adapters.db import deck_models as d
 from sudya.adapters.db import models as m
@@ -91,9 +91,12 @@ def test_head_judge_sees_every_list_and_what_is_unchecked(signed_in: SignIn,
     rows = {}
     for row in shown.one("table").one("tbody").all("tr"):
         player, fmt, status, _links = row.elements
-        rows[row.attrs["id"]] = (player.text(), fmt.text(),
+        rows[row.attrs["id"]] = (handle_of(player), fmt.text(),
                                  status.one("span", cls="deck-status").text(), status.text())
     assert [r[0] for r in rows.values()] == ["alisa", "boris", "vera", "gleb", "dasha", "egor"]
+    # each player by name, the id beside it (issue 37)
+    first = shown.one("tr", id="deck-alisa").elements[0]
+    assert first.text() == "Алиса Смирнова alisa" and handle_of(first) == "alisa"
     assert rows["deck-alisa"][1:3] == ("Констрактед", "в порядке")
     # egor's list (sudya.app.demo): no name (002 §1.4 в), «три» not in digits (§1.1 г), two
     # names hard to read (§1.4 б), 23 cards in the main deck (§1.1 б: at least 40), four

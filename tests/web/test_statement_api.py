@@ -35,7 +35,7 @@ def test_statements_through_the_api(client: TestClient, auth: Auth, ledger: Ledg
     assert client.post(URL, json=head, headers=auth("glavsud")).status_code == 200
     listed = client.get(URL, headers=auth("glavsud")).json()
     assert [(s["role"], s["author"]) for s in listed] == [("witness", "Глеб Орлов"),
-                                                          ("head-judge", "glavsud")]
+                                                          ("head-judge", "Анна Главная")]
     assert listed[1]["rule_cited"] == "000 Приложение №2"
 
     # a player's account: in their own name (another's is refused, nothing stored), and sees

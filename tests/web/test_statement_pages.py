@@ -84,17 +84,19 @@ def test_judges_write_the_statements_and_the_page_lists_them(signed_in: SignIn,
     assert stored(ledger) == [
         ("player", "Борис Петров", "Я не менял карты.", "sudya"),
         ("witness", "Глеб Орлов", "Видел, как он\nдостал карту из рукава.", "sudya"),
-        ("head-judge", "glavsud", "Карта из рукава.", "glavsud")]
+        ("head-judge", "Анна Главная", "Карта из рукава.", "glavsud")]
     cards = main_of(head.get(BORIS).text).all("li", cls="statement")
     assert [c.one("strong").text() for c in cards] == ["самого игрока", "свидетеля",
                                                         "главного судьи"]
-    assert "Записано: sudya" in cards[0].text()
+    # who typed it and who ruled by their names, not their logins (issue 37)
+    assert "Записано: Олег Зальный" in cards[0].text()
+    assert "главного судьи · Анна Главная" in cards[2].text()
     assert "Пункт регламента: 000 Приложение №2" in cards[2].text()
     assert "Решение: Дисквалификация без призов" in cards[2].text()
     assert "Заявлений: 3" in main_of(head.get(f"/t/{T}/disqualifications").text).one(
         "a", href=BORIS).text()
     english = head.get(BORIS + "?lang=en").text
-    assert "the head judge&#39;s" in english and "Typed by sudya" in english
+    assert "the head judge&#39;s" in english and "Typed by Олег Зальный" in english
 
 
 def test_who_may_write_which(signed_in: SignIn, ledger: Ledger) -> None:
@@ -107,7 +109,7 @@ def test_who_may_write_which(signed_in: SignIn, ledger: Ledger) -> None:
     page = main_of(player.get(ALISA).text)
     assert [o.attrs["value"] for o in page.one("select").all("option")] == ["player"]
     assert page.all("input", id="statement-author") == []
-    assert "От вашего имени: alisa" in page.text()
+    assert "От вашего имени: Алиса Смирнова" in page.text()
     assert post(player, ALISA, role="player", author="Борис",
                 text="Это ошибка.").status_code == 303
     assert stored(ledger, "dq-alisa") == [("player", "alisa", "Это ошибка.", "igrok")]

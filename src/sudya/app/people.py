@@ -184,6 +184,23 @@ def opponent_of(s: Session, *, tournament: int, player: str, round: int | None =
     return None
 
 
+def staff_names(s: Session, *, tournament: int, handles: Collection[str | None]
+                ) -> dict[str, str]:
+    """handle -> display name of judges and other accounts (who recorded, who typed): the
+    tournament's staff list's name, else the account's; a handle with no name of its own
+    is left out (the page shows the handle)."""
+    wanted = {h for h in handles if h}
+    if not wanted:
+        return {}
+    names = {u: n for u, n in s.execute(select(m.User.username, m.User.display_name)
+                                        .where(m.User.username.in_(wanted))) if n and n != u}
+    names.update({h: n for h, n in s.execute(
+        select(m.Staff.handle, m.Staff.name).where(m.Staff.tournament_id == tournament,
+                                                   m.Staff.handle.in_(wanted)))
+        if n and n != h})
+    return names
+
+
 def person_name(s: Session, *, handle: str) -> str | None:
     """A person's display name (None: no person by this handle)."""
     return s.scalar(select(m.Person.name).where(m.Person.handle == handle))
@@ -409,6 +426,6 @@ def import_pairings(ledger: Ledger, *, tournament: int, round: int, text: str,
 
 __all__ = ["fold", "current_round", "pairing_rounds", "tournament_people", "search_people",
            "display_names", "names_and_teams", "opponent_of", "person_name", "people_names",
-           "round_pairings", "round_tables", "set_names",
+           "round_pairings", "round_tables", "set_names", "staff_names",
            "read_pairings_file", "decode_upload", "import_pairings", "ImportRejected",
            "PLAYER_COLUMNS", "TEAM_COLUMNS"]

@@ -27,7 +27,7 @@ from sudya.adapters.db import models as m
 from sudya.app.accounts import Roles
 from sudya.app.common import LedgerError, load_book
 from sudya.app.ledger import Actor, Ledger
-from sudya.app.people import display_names
+from sudya.app.people import display_names, staff_names
 from sudya.app.views import DisqualificationView, StatementView
 from sudya.app.writer import store_statement
 from sudya.domain.commands import STATEMENT_ROLES, AddStatement, StatementRole
@@ -194,15 +194,16 @@ def visible(permission: Permission, statements: list[StatementView],
 
 # ---------------------------------------------------------------------- writing
 def _checked(cmd: AddStatement, subjects: list[str], names: dict[str, str],
-             actor: Actor) -> dict[str, Any]:
-    """The columns of the statement, its fields checked against its role."""
+             writer: str) -> dict[str, Any]:
+    """The columns of the statement, its fields checked against its role (`writer`: the
+    name of the one who types it, the head judge's statement's author by default)."""
     author = cmd.author
     if cmd.role == "head-judge":
         if not cmd.rule_cited:
             raise LedgerError("value.required", field="rule_cited")
         if not (cmd.decision or "").strip():
             raise LedgerError("value.required", field="decision")
-        author = author or actor.name
+        author = author or writer
     else:
         for field in ("rule_cited", "decision"):
             if (getattr(cmd, field) or "").strip():
@@ -239,8 +240,11 @@ def add_statement(ledger: Ledger, cmd: AddStatement, actor: Actor | None = None
             if key and (done := _retried(s, key, cmd, actor)) is not None:
                 return done
             dq = _one(s, cmd.tournament, cmd.event)
+            # the head judge signs by name, not by login (issue 37: «Записал(а) glavsud»)
+            writer = staff_names(s, tournament=cmd.tournament, handles=[actor.name]).get(
+                actor.name, actor.name)
             columns = _checked(cmd, dq.view.subjects,
-                               display_names(s, tournament=cmd.tournament), actor)
+                               display_names(s, tournament=cmd.tournament), writer)
             t = s.get(m.Tournament, cmd.tournament)
             assert t is not None
             row = {"tournament_id": t.id, "event_id": dq.id, **columns,

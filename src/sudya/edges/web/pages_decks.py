@@ -24,6 +24,7 @@ from sudya.app.decks import (
     decklist_status,
     newest_decklist,
 )
+from sudya.app.people import display_names, fold, staff_names
 from sudya.app.queries import tournament_players
 from sudya.app.views import DecklistView, TournamentView
 from sudya.domain.commands import RegisterDecklist
@@ -65,6 +66,17 @@ def no_cards_message() -> str:
 def players(ctx: Ctx, tid: int) -> list[str]:
     """The tournament's players, for the forms' choices."""
     return ctx.read(tournament_players, tournament=tid)
+
+
+def names(ctx: Ctx, tid: int) -> dict[str, str]:
+    """handle -> display name of the tournament's players: the pages show people by name."""
+    return ctx.read(display_names, tournament=tid)
+
+
+def choices(handles: list[str], known: dict[str, str]) -> list[dict[str, str]]:
+    """Players as a form's choices, by name with the id beside it (forms.person_label)."""
+    order = sorted(handles, key=lambda h: (fold(known.get(h) or h), h))
+    return [{"value": h, "label": forms.person_label(h, known)} for h in order]
 
 
 def say(code: str, params: Mapping[str, Any] | None, book: Rulebook | None = None) -> str:
@@ -116,7 +128,8 @@ def decks(ctx: C, tid: int) -> Response:
         r["status_text"] = status_text(r["status"])
     counts = {s: sum(1 for r in rows if r["status"] == s) for s in STATUS}
     return ctx.render("decks.html", t=t, book=book, rows=rows, counts=counts,
-                      status_text=status_text, cards=ctx.read(cards_info))
+                      status_text=status_text, cards=ctx.read(cards_info),
+                      names=names(ctx, tid))
 
 
 # ---------------------------------------------------------------------- check a list
@@ -126,10 +139,14 @@ def _check_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 20
                 checked: bool = False, sample: bool = False) -> Response:
     info = ctx.read(cards_info)
     fmt = book.formats.get(listed.format or "") if listed is not None else None
+    known = names(ctx, t.id)
     return ctx.render(
         "decks_check.html", status=status, t=t, book=book,
         listed_format=i18n.text(fmt.name) if fmt else (listed.format if listed else "") or "—",
-        players=players(ctx, t.id), values=values, errors=errors or {},
+        players=choices(players(ctx, t.id), known), names=known,
+        stored_by=ctx.read(staff_names, tournament=t.id, handles=[listed.created_by])
+        .get(listed.created_by) if listed is not None else None,
+        values=values, errors=errors or {},
         formats=[(fid, i18n.text(f.name)) for fid, f in book.formats.items()],
         cards=info, listed=listed, findings=findings_view(book, findings or []),
         checked=checked, sample=sample or (listed is not None and info["sample"]))
@@ -206,7 +223,9 @@ def compare_form(ctx: C, tid: int, player: str = "",
         listed = ctx.read(newest_decklist, tournament=tid, player=player)
     if listed is not None:
         values.update(player=listed.player, decklist=listed.text)
-    return ctx.render("decks_compare.html", t=t, book=book, players=players(ctx, tid),
+    known = names(ctx, tid)
+    return ctx.render("decks_compare.html", t=t, book=book,
+                      players=choices(players(ctx, tid), known), names=known,
                       values=values, errors={}, findings=None)
 
 
@@ -230,8 +249,10 @@ def compare_submit(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
     if not errors:
         findings = findings_view(book, as_dicts(compare(parse(values["decklist"]),
                                                         parse(values["deck"]))))
+    known = names(ctx, tid)
     return ctx.render("decks_compare.html", status=422 if errors else 200, t=t, book=book,
-                      players=people, values=values, errors=errors, findings=findings)
+                      players=choices(people, known), names=known, values=values,
+                      errors=errors, findings=findings)
 
 
 # ---------------------------------------------------------------------- the overspend remedy
@@ -245,8 +266,10 @@ def _squad_page(ctx: Ctx, t: TournamentView, book: Rulebook, *, status: int = 20
                 values: dict[str, str], errors: dict[str, str] | None = None,
                 result: dict[str, Any] | None = None) -> Response:
     assert book.squad is not None
+    known = names(ctx, t.id)
     return ctx.render("decks_squad.html", status=status, t=t, book=book,
-                      players=players(ctx, t.id), values=values, errors=errors or {},
+                      players=choices(players(ctx, t.id), known), names=known,
+                      values=values, errors=errors or {},
                       seats=[(s, seat_name(s)) for s in book.squad.budgets],
                       cards=ctx.read(cards_info), result=result,
                       can_record=book.infraction(OVERSPEND) is not None,

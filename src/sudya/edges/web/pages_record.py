@@ -18,7 +18,7 @@ import contextlib
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import Response
 
 from sudya.app.accounts import Roles
@@ -239,6 +239,18 @@ def record_confirm(ctx: C, tid: int, request: Request, form: forms.Posted) -> Re
         response.headers["Retry-After"] = str(BUSY_RETRY_AFTER)
         return response
     return views.done(request, f"/t/{tid}?recorded={done.event}")
+
+
+@router.get("/t/{tid}/record/answer/{event}")
+def record_answer(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> Response:
+    """What the server recorded for an event, people by name: the outbox (static/outbox.js)
+    shows it once a ruling confirmed offline has been sent («Сервер записал»)."""
+    st = ctx.standing(tid, "view-all")
+    every = ctx.read(rulings_json, tid)
+    mine = [r for r in every if r["event"] == event]
+    rulings = views.rulings(st.book, mine, among=every,
+                            names=recorded.names_of(ctx, tid, mine))
+    return ctx.render("_answer.html", t=st.tournament, event=event, rulings=rulings)
 
 
 @router.post("/t/{tid}/record/undo")

@@ -13,7 +13,7 @@ from fastapi.responses import Response
 
 from sudya.app.accounts import AuthError
 from sudya.app.ledger import LedgerError
-from sudya.app.people import tournament_people
+from sudya.app.people import display_names, staff_names, tournament_people
 from sudya.app.statements import (
     Permission,
     dq_event,
@@ -69,8 +69,14 @@ def _page(ctx: Ctx, t: TournamentView, dq: DisqualificationView, may: Permission
                     user.username)
     people = ctx.read(tournament_people, tournament=t.id) if may.author is None else []
     first = may.roles[0] if may.roles else ""
+    # the judge who ruled, who typed each statement and whose it is by their names, not
+    # their logins and ids (a player's own account writes in their id's name)
+    judges = ctx.read(staff_names, tournament=t.id,
+                      handles=[dq.judge, *(st.written_by for st in shown)])
+    authors = {st.author for st in shown} | ({may.author} if may.author else set())
+    judges.update(ctx.read(display_names, tournament=t.id, only=authors))
     return ctx.render("statements.html", status=status, t=t, dq=dq, may=may,
-                      statements=shown, role_names=role_names(), people=people,
+                      statements=shown, role_names=role_names(), people=people, judges=judges,
                       values=values or {"role": first}, errors=errors or {},
                       written=written, most={"text": MAX_STATEMENT, "author": MAX_AUTHOR,
                                              "rule": MAX_RULE, "decision": MAX_DECISION})

@@ -6,7 +6,7 @@
 // event, and retries with back-off up to a minute). The server records a key once, so a send
 // that did get through before the connection broke is answered with the first answer, never
 // recorded twice. The page shows «не отправлено: N», then each server answer: what it recorded
-// (GET /t/ID/answer/EVENT), beside what the phone showed before the confirm (the answer may
+// (GET /t/ID/record/answer/EVENT), beside what the phone showed before the confirm (the answer may
 // differ: another judge may have recorded meanwhile), or why it refused: only a refusal of the
 // ruling itself ends an entry — a refused form token (a new sign-in, a new secret) is fetched
 // anew (/session/csrf), a refused preview token asked for again, and the same key sent again. Any other failed
@@ -115,6 +115,7 @@
   }
 
   function answered(item) {
+    settled(item.key);
     var list = answers().filter(function (a) { return a.key !== item.key; });
     list.push(item);
     try {
@@ -191,11 +192,13 @@
     return bar.querySelector(".failure");
   }
 
-  function message(confirm, text, cls) {
+  // (`key`: the kept entry the message is about, so that it goes once the entry is sent)
+  function message(confirm, text, cls, key) {
     var slot = slotOf(confirm);
     if (slot) {
       slot.textContent = text;
       slot.hidden = false;
+      slot.dataset.outboxKey = key || "";
       return;
     }
     var next = confirm.form.nextElementSibling;
@@ -204,7 +207,25 @@
     }
     var p = el("p", (cls || "error") + " outbox-message", text);
     p.setAttribute("role", "alert");
+    p.dataset.outboxKey = key || "";
     confirm.form.insertAdjacentElement("afterend", p);
+  }
+
+  // an entry sent (or refused for good): «Нет связи…» beside its confirm is no longer true,
+  // and the answer at the top of the page says what became of it
+  function settled(key) {
+    document.querySelectorAll("[data-outbox-key]").forEach(function (node) {
+      if (!key || node.dataset.outboxKey !== key) {
+        return;
+      }
+      if (node.classList.contains("outbox-message")) {
+        node.remove();
+        return;
+      }
+      node.hidden = true;
+      node.textContent = "";
+      delete node.dataset.outboxKey;
+    });
   }
 
   // what the phone showed before the confirm: the previewed rulings, one line each
@@ -240,7 +261,7 @@
     });
     keep({ key: key.value, url: confirm.url, fields: fields, guess: guessOf(confirm.form),
            user: me, at: Date.now() }).then(function () {
-      message(confirm, T.offline, "notice");
+      message(confirm, T.offline, "notice", key.value);
       render();
       later(FIRST_RETRY);
     }, function () { /* not kept: the record form's own message stands */ });
@@ -394,7 +415,7 @@
         var found = /[?&]recorded=([^&#]+)/.exec(where);
         var event = found ? decodeURIComponent(found[1]) : "";
         var tid = CONFIRM.exec(entry.url)[1];
-        var html = event ? fetch("/t/" + tid + "/answer/" + encodeURIComponent(event), {
+        var html = event ? fetch("/t/" + tid + "/record/answer/" + encodeURIComponent(event), {
           credentials: "same-origin"
         }).then(function (a) { return a.ok ? a.text() : ""; }, function () { return ""; })
           : Promise.resolve("");
