@@ -313,7 +313,7 @@ def test_en_link_switches_the_ui_to_english(page: Page) -> None:
     page.wait_for_url("**/tournaments")
     page.goto(f"/t/{BERSERK}")  # the choice is remembered (a cookie)
     expect(page.get_by_role("link", name="Record an infraction")).to_be_visible()
-    expect(page.get_by_role("heading", name="Latest rulings")).to_be_visible()
+    expect(page.get_by_role("heading", name="Latest rulings", exact=True)).to_be_visible()
     expect(page.get_by_role("link", name="RU", exact=True)).to_be_visible()
     shot(page, "07-dashboard-english")
 

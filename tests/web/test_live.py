@@ -363,12 +363,13 @@ def test_a_stream_ends_after_its_age_and_the_browser_may_resume(server: str,
 def test_the_live_pages_listen_and_fall_back_to_polling(
         signed_in: Callable[[str], TestClient]) -> None:
     client = signed_in("glavsud")
-    for url, name in ((f"/t/{BERSERK}", "dashboard"), (f"/t/{BERSERK}/pending", "pending"),
-                      (f"/t/{BERSERK}/appeals", "appeals")):
+    for url, name, part in ((f"/t/{BERSERK}", "dashboard", f"/t/{BERSERK}/live/work"),
+                            (f"/t/{BERSERK}/pending", "pending", None),
+                            (f"/t/{BERSERK}/appeals", "appeals", None)):
         page = client.get(url)
         assert page.status_code == 200
         assert f'sse-connect="/api/v1/tournaments/{BERSERK}/events"' in page.text
-        assert f'id="live-{name}" data-live hx-get="{url}"' in page.text
+        assert f'id="live-{name}" data-live hx-get="{part or url}"' in page.text
         assert 'hx-trigger="sse:change delay:300ms, every 10s, live:refresh"' in page.text
         assert f'hx-select="#live-{name}"' in page.text
         for script in ("htmx-ext-sse-2.2.4.min.js", "live.js", "outbox.js"):
@@ -377,6 +378,11 @@ def test_the_live_pages_listen_and_fall_back_to_polling(
                                rf'\.{suffix})" defer></script>', page.text)
             assert linked, script
             assert client.get(linked[1]).status_code == 200
+    # the dashboard's live part is sent alone: the judge's work, not the tables or the search
+    work = client.get(f"/t/{BERSERK}/live/work")
+    assert work.status_code == 200 and work.text.lstrip().startswith('<div id="live-dashboard"')
+    assert "Последние решения" in work.text and "people-q" not in work.text
+    assert "table-card" not in work.text
     outbox = client.get(f"/t/{BERSERK}/record").text
     assert 'data-unsent="не отправлено: {n}"' in outbox
     assert 'data-user="glavsud"' in outbox

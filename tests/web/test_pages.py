@@ -212,8 +212,8 @@ def test_dashboards_count_and_list_the_pending_and_latest_rulings(signed_in: Sig
                                       ("boris", "e13", ["Предупреждение"]))
     assert sorted(latest[1:3]) == [("gleb", "e14", ["Замечание"]),
                                    ("vera", "e14", ["Замечание"])]
-    assert [a.text() for a in berserk.after("Игроки").all("a", cls="small")] == \
-        ["нарушение"] * 6
+    assert [a.text() for a in berserk.one("div", id="people-found").all("a", cls="small")] \
+        == ["нарушение"] * 6
 
     # the wargame: olga's serious cheating waits for the judge's choice of a range
     assert pending_count(head, 3) == 1

@@ -133,9 +133,12 @@ def test_the_dashboard_opens_on_the_current_rounds_tables(signed_in: SignIn,
     main = main_of(page)
     heading = main.one("section", cls="tables").one("h2").text()
     assert heading == "Столы · тур 2"
-    # the tables come right after the buttons, before the players and the rulings
-    order = [e.tag for e in main.all() if e.tag in ("nav", "section")]
-    assert order[:2] == ["nav", "section"]
+    # the search first, then the buttons and the judge's work; the tables after them
+    order = [(e.tag, e.attrs.get("class", "")) for e in main.all()
+             if e.tag in ("nav", "section")]
+    assert order[:3] == [("section", "people search-first"), ("nav", "actions"),
+                         ("nav", "work")]
+    assert ("section", "tables") in order
     tables = tables_of(page)
     assert list(tables) == [1, 2, 3]
     assert tables[2] == [
@@ -177,7 +180,8 @@ def test_team_tables_list_both_teams_players(signed_in: SignIn) -> None:
 def test_the_dashboard_searches_people(signed_in: SignIn) -> None:
     judge = signed_in("sudya")
     main = main_of(judge.get(f"/t/{BERSERK}").text)
-    people = main.after("Игроки")
+    people = main.one("section", cls="search-first")
+    assert people.one("label").text() == "Стол, имя или фамилия"
     assert people.one("input", id="people-q").attrs["hx-get"] == f"/t/{BERSERK}/find"
     listed = people.one("div", id="people-found").all("li")
     assert [li.attrs["data-player"] for li in listed] == [
@@ -274,7 +278,7 @@ def test_the_scorekeeper_uploads_a_round(signed_in: SignIn) -> None:
     shown = main_of(keeper.get(r.headers["location"]).text)
     assert "Тур 3: загружено столов: 3." in shown.one("p", cls="notice").text()
     assert [li.text() for li in shown.one("ul", cls="pairing-list").all("li")][0] == \
-        "1 Алиса Смирнова alisa — Вера Кузнецова vera"
+        "1 Алиса Смирнова alisa — Вера Кузнецова vera внести результат"
     assert "Пары составил(а) schet" in shown.text()
     # the dashboard now opens on round 3
     judge = signed_in("sudya")

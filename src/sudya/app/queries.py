@@ -483,3 +483,11 @@ def tournament_subjects(s: Session, *, tournament: int) -> dict[str, SubjectView
                 and STATUS_RANK[status] > STATUS_RANK[held.status]):
             subjects[subject] = held.model_copy(update={"status": status})
     return subjects
+
+
+def events_by(s: Session, *, tournament: int, username: str, limit: int = 5) -> list[str]:
+    """The latest events of a tournament an account recorded (its ids, the newest first): a
+    judge's own latest rulings on the dashboard."""
+    return list(s.scalars(select(m.Event.ext_id).where(
+        m.Event.tournament_id == tournament, m.Event.created_by == username)
+        .order_by(m.Event.seq.desc()).limit(limit)))

@@ -27,6 +27,7 @@ from sudya.app.matches import standing_events
 from sudya.app.people import display_names, people_names, person_name
 from sudya.app.queries import (
     all_tournaments,
+    events_by,
     person_history,
     rulings_json,
     series_rulebooks,
@@ -156,51 +157,85 @@ def tournaments(ctx: C) -> Response:
 
 @router.get("/t/{tid}")
 def dashboard(ctx: C, tid: int, recorded: str | None = None,
-              undone: str | None = None) -> Response:
+              undone: str | None = None, tp: int | None = None) -> Response:
+    """The tournament's home: the search first (a table, a name), the judge's work next
+    (pending decisions, appeals and incidents waiting, their own latest rulings, everyone's),
+    the other pages, then the current round's tables, a page at a time. The work is the part
+    that follows the tournament's changes (`live_work`: only it is sent again)."""
     st = ctx.standing(tid, "member")
     t, book, roles = st.tournament, st.book, st.roles
-    # the current round's tables, the players found (?q=), what waits for the head judge;
-    # the names and teams shown come from the players read for the tables (for a player,
-    # who sees no tables, from the tournament's summary)
-    board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""))
+    # the current round's tables (a page of them), the players found (?q=); the names and
+    # teams shown come from the players read for the tables (for a player, who sees no
+    # tables, from the tournament's summary)
+    board = dashboard_context(ctx, t, roles, ctx.request.query_params.get("q", ""),
+                              page=tp)
     people = board.pop("people")
     summary: TournamentSummaryView | PeopleNamesView = (
         people_names(people) if people is not None else ctx.read(tournament_summary, tid))
+    work = _work(ctx, st, summary, recorded=recorded, undone=undone)
+    clock = ctx.read(round_clock, t.id)
+    # the head judge and the organiser see the ledger's last verification (pages_audit)
+    audit = {"check": check_view(ctx, tid)} if st.can("audit") else None
+    return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
+                      recorded=recorded, clock=clock, **board, **work, audit=audit)
+
+
+@router.get("/t/{tid}/live/work")
+def live_work(ctx: C, tid: int) -> Response:
+    """The dashboard's work alone, as a live update fetches it when the tournament changes:
+    a few KB, where the whole dashboard of a 500-player event is far more, and the rest of
+    the page (an open table card, the search typed) is left as it is."""
+    st = ctx.standing(tid, "member")
+    summary = ctx.read(tournament_summary, tid)
+    return ctx.render("_work.html", t=st.tournament, book=st.book, roles=st.roles,
+                      summary=summary, **_work(ctx, st, summary, recorded=None, undone=None))
+
+
+def _work(ctx: Ctx, st: Any, summary: TournamentSummaryView | PeopleNamesView, *,
+          recorded: str | None, undone: str | None) -> dict[str, Any]:
+    """What waits for the judge and what was ruled: pending rulings, the counts of appeals
+    and incidents waiting, the judge's own latest rulings, the latest of everyone; and the
+    notice of a ruling just recorded or undone."""
+    tid, book, roles = st.tournament.id, st.book, st.roles
     every = ctx.read(rulings_json, tid)
     if not roles.can("view-all"):
         every = [r for r in every if r["subject"] == roles.person]
     # only the rulings shown are made ready for the page (names, choices, what settled
-    # them): those pending, the latest ten, and those of the event just recorded or undone
+    # them): those pending, the latest ten, the judge's own latest five, and those of the
+    # event just recorded or undone
     told = undone or recorded
     waiting = [r for r in every if r["pending"]]
     newest = every[:-11:-1]
+    user = ctx.user
+    recent = set(ctx.read(events_by, tournament=tid, username=user.username, limit=MINE)) \
+        if user is not None and roles.can("view-all") else set()
+    own = [r for r in reversed(every) if r["event"] in recent]
     about = [r for r in every if told and (r["event"] == told or (
         r.get("revokes") == told and r["cause"] == "correction"))]
-    shown = list({id(r): r for r in waiting + newest + about}.values())
+    shown = list({id(r): r for r in waiting + newest + own + about}.values())
     ready = dict(zip(map(id, shown), views.rulings(book, shown, among=every,
                                                      names=summary.names), strict=True))
     pending = [ready[id(r)] for r in waiting]
     latest = [ready[id(r)] for r in newest]
+    mine = [ready[id(r)] for r in own]
     # the head judge's «исправить» on a ruling that still stands (pages_match)
     correctable = set(standing_events(every)) if roles.can("decide") else set()
     if roles.can("view-all"):  # the judges' accounts of the incidents (pages_record)
-        with_notes(ctx, tid, pending + latest)
+        with_notes(ctx, tid, pending + latest + mine)
     # after a ruling was recorded or undone: it in words, and the undo for a short time
     notice = record_notice(ctx, tid, book, [ready[id(r)] for r in about], told,
                            undone=bool(undone), may_undo=roles.can("decide"))
-    clock = ctx.read(round_clock, t.id)
-    board["waiting"] = {"appeals": ctx.read(appeals_waiting, tid)
-                        if roles.can("hear-appeals") else None,
-                        "incidents": ctx.read(incidents_waiting, tournament=tid)
-                        if roles.can("rule") else None}
-    # the head judge and the organiser see the ledger's last verification (pages_audit)
-    audit = {"check": check_view(ctx, tid)} if st.can("audit") else None
+    waiting_counts = {"appeals": ctx.read(appeals_waiting, tid)
+                      if roles.can("hear-appeals") else None,
+                      "incidents": ctx.read(incidents_waiting, tournament=tid)
+                      if roles.can("rule") else None}
     # a disqualification's statements for its report (pages_statements)
     dqs = {d.event for d in ctx.read(dq_events, tournament=tid)}
-    return ctx.render("dashboard.html", t=t, book=book, roles=roles, summary=summary,
-                      pending=pending, latest=latest, recorded=recorded, clock=clock,
-                      **board, audit=audit, notice=notice, correctable=correctable,
-                      dqs=dqs)
+    return {"pending": pending, "latest": latest, "mine": mine, "notice": notice,
+            "correctable": correctable, "waiting": waiting_counts, "dqs": dqs}
+
+
+MINE = 5  # the judge's own latest rulings on the dashboard
 
 
 # ---------------------------------------------------------------------- record a ruling

@@ -77,15 +77,28 @@ def _tables(t: TournamentView, pairings: PairingsView, people: list[PersonView]
             for n, seated in sorted(seats.items())]
 
 
-def dashboard_context(ctx: Ctx, t: TournamentView, roles: Roles, q: str) -> dict[str, Any]:
-    """What the dashboard shows of tables and people: the current round's tables, and the
-    players found by `q` (everyone in a small tournament, nobody yet in a large one); and
-    `people`, the players as read for them (None for a player, who sees no tables)."""
+TABLES_PAGE = 25  # the dashboard's tables a page at a time (a 500-player event has 250)
+OPEN_TABLES = 8  # a club night's tables are listed open; a larger event's folded until asked
+
+
+def dashboard_context(ctx: Ctx, t: TournamentView, roles: Roles, q: str, *,
+                      page: int | None = None) -> dict[str, Any]:
+    """What the dashboard shows of tables and people: a page of the current round's tables
+    (`TABLES_PAGE`), and the players found by `q` (everyone in a small tournament, nobody yet
+    in a large one); and `people`, the players as read for them (None for a player, who sees
+    no tables)."""
     if not roles.can("view-all"):
         return {"tables": None, "found": None, "q": q, "people": None}
     pairings, people = ctx.read(round_tables, tournament=t.id)
-    return {"tables": {"round": pairings.round, "tables": _tables(t, pairings, people),
-                       "paired": bool(pairings.tables)},
+    every = _tables(t, pairings, people)
+    pages = max(1, -(-len(every) // TABLES_PAGE))
+    shown = min(max(page or 1, 1), pages)
+    start = (shown - 1) * TABLES_PAGE
+    return {"tables": {"round": pairings.round, "tables": every[start:start + TABLES_PAGE],
+                       "paired": bool(pairings.tables), "total": len(every), "page": shown,
+                       "pages": pages, "first": start + 1,
+                       "open": page is not None or len(every) <= OPEN_TABLES,
+                       "last": min(start + TABLES_PAGE, len(every))},
             "q": q, **_found(ctx, t, q, people, pairings.round), "people": people}
 
 

@@ -106,6 +106,49 @@
     });
   });
 
+  // a new ruling that came live: a small notice at the top of the page (#live-notice), with
+  // the count of rulings the list did not have before; the list itself is where it was
+  var seen = {};
+  function eventsOf(el) {
+    var out = {};
+    el.querySelectorAll(".latest [data-event]").forEach(function (li) {
+      out[li.dataset.event] = true;
+    });
+    return out;
+  }
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var el = evt.detail.target;
+    if (el && el.matches && el.matches("[data-live]") && el.id) {
+      seen[el.id] = eventsOf(el);
+    }
+  });
+  document.addEventListener("htmx:load", function (evt) {
+    var el = evt.detail.elt;
+    var before = el && el.id ? seen[el.id] : null;
+    var notice = document.getElementById("live-notice");
+    if (!before || !notice || !el.matches("[data-live]")) {
+      return;
+    }
+    delete seen[el.id];
+    var fresh = Object.keys(eventsOf(el)).filter(function (e) { return !before[e]; });
+    if (fresh.length === 0) {
+      return;
+    }
+    var shown = Number(notice.dataset.count || "0") + fresh.length;
+    notice.dataset.count = String(shown);
+    var link = notice.querySelector("a");
+    link.textContent = shown === 1 ? notice.dataset.one
+      : notice.dataset.many.replace("{n}", String(shown));
+    notice.hidden = false;
+  });
+  document.addEventListener("click", function (evt) {
+    var notice = document.getElementById("live-notice");
+    if (notice && evt.target && notice.contains(evt.target)) {
+      notice.hidden = true;
+      notice.dataset.count = "0";
+    }
+  });
+
   document.addEventListener("focusout", function (evt) {
     var el = evt.target && evt.target.closest ? evt.target.closest("[data-live]") : null;
     if (!el || el.dataset.liveStale !== "1") {
