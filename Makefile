@@ -61,6 +61,7 @@ bench: setup
 	$(UV) run --frozen python bench/preview.py
 	$(UV) run --frozen python -P bench/standings.py
 	$(UV) run --frozen python bench/pairing.py
+	$(UV) run --frozen python -P bench/dashboard_size.py
 	@# 4 worker processes on PostgreSQL: BENCH_DB's server, or a throwaway cluster (scripts/postgres.sh)
 	$(UV) run --frozen python bench/postgres_workers.py $(if $(BENCH_DB),--db "$(BENCH_DB)")
 	@if [ -n "$(BENCH_DB)" ]; then set -e; \
