@@ -355,17 +355,18 @@ def test_every_code_renders_in_both_languages() -> None:
     named = {node.value for node in ast.walk(ast.parse(source))
              if isinstance(node, ast.Constant) and isinstance(node.value, str)
              and node.value.startswith("roster.")}
-    assert len(named) == 14
+    assert len(named) == 15
     players = read_roster(csv_bytes([
-        "handle;name;team;table", "ivan;;;x", "ivan;;;", ";Безымянный;;", "ivаn;;a b;",
-        "x" * 101 + ";" + "я" * 201 + ";;", 'olga;"a\nb";;']), "p.csv", "players")
+        "handle;name;team;table;пол", "ivan;;;x;", "ivan;;;;", ";Безымянный;;;", "ivаn;;a b;;",
+        "x" * 101 + ";" + "я" * 201 + ";;;", 'olga;"a\nb";;;', "nina;;;;жен.", "ira;;;;z"]),
+        "p.csv", "players")
     teams = read_roster(csv_bytes(["handle;members", "t;a a", "u;" + " ".join(
         f"p{i}" for i in range(501))]), "t.csv", "teams")
     met = [(p.code, p.params) for p in (*players.problems, *teams.problems)]
     assert {code for code, _ in met} == {
         "roster.handle-twice", "roster.table-number", "value.required", "handle.mixed-scripts",
         "handle.characters", "text.too-long", "text.control-characters",
-        "roster.member-twice", "value.too-many"}
+        "roster.member-twice", "value.too-many", "roster.gender"}
     for lang in LANGS:
         assert named | {code for code, _ in met} <= set(catalogue(lang)), lang
     for code, params in met:

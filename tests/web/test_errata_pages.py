@@ -225,7 +225,7 @@ def test_statuses_in_russian_the_removed_player_too(signed_in: SignIn,
     head = signed_in("glavsud")
     volki = main_of(head.get("/t/3/teams/volki").text)
     assert "Статус: участвует" in volki.text()
-    assert "ivan · удалён(а) с турнира" in volki.after("Состав").text()
+    assert "ivan · удаление с турнира" in volki.after("Состав").text()
     assert "active" not in words(volki) and "removed" not in words(volki)
     sever = main_of(signed_in("master").get("/t/2/teams/sever").text)
     assert "active" not in words(sever)  # the team's standing row: «статус участвует»

@@ -65,7 +65,7 @@ def test_a_result_reported_and_confirmed(app: FastAPI, signed_in: SignIn,
     page = html.unescape(second.get(f"/t/{tid}/my-match").text)
     assert "Соперник сообщил 1:2 (ваши партии первыми)" in page
     org = signed_in("org")
-    assert f"{a.title()} сообщил(а) 2:1, ждёт подтверждения" in html.unescape(
+    assert f"счёт 2:1 от {a.title()} ждёт подтверждения" in html.unescape(
         org.get(f"/t/{tid}/pairings?round=1").text)
     status, page = post(second, tid, answer="agree")
     assert status == 200 and "Подтверждено: результат внесён." in page

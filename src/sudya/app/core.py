@@ -319,7 +319,7 @@ def _add_player(app: Sudya, cmd: c.AddPlayer, actor: Actor, where: Where) -> Non
     tournament = _in(app, cmd, actor, where)
     try:
         app.ledger.add_player(tournament=tournament, handle=cmd.handle, name=cmd.name,
-                              team=cmd.team, table=cmd.table, actor=actor)
+                              team=cmd.team, table=cmd.table, gender=cmd.gender, actor=actor)
     finally:
         app.forget(tournament)
 

@@ -12,10 +12,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from sudya.app.ledger import Actor, Ledger
 from sudya.app.views import RosterImportView, RosterProblemView, RosterRowView
 from sudya.domain.errors import SudyaError
-from sudya.domain.roster_files import PlayerRow, RosterFile, TeamRow
+from sudya.domain.roster_files import PlayerRow, RosterFile, TeamRow, gender
 
 COLUMNS = {
-    "players": ["handle", "name", "team", "table"],
+    "players": ["handle", "name", "team", "table", "gender"],
     "teams": ["handle", "name", "members"],
     "results": ["round", "player_a", "player_b", "score"],
 }
@@ -99,6 +99,7 @@ def import_roster(ledger: Ledger, roster: RosterFile[Any], *, tournament: int, a
         kind=roster.kind, count=len(roster.rows), imported=not problems and not dry_run,
         rows=[RosterRowView(line=r.line, handle=r.handle, name=r.name,
                             team=getattr(r, "team", None), table=getattr(r, "table", None),
+                            gender=getattr(r, "gender", None),
                             members=list(getattr(r, "members", ())))
               for r in roster.rows],
         problems=[RosterProblemView(line=line, field=e.field, code=e.code,
@@ -110,7 +111,8 @@ def _roster_row(ledger: Ledger, row: PlayerRow | TeamRow, tournament: int, actor
                 session: Any) -> None:
     if isinstance(row, PlayerRow):
         ledger.add_player(tournament=tournament, handle=row.handle, name=row.name,
-                          team=row.team, table=row.table, actor=actor, session=session)
+                          team=row.team, table=row.table, gender=row.gender, actor=actor,
+                          session=session)
     else:
         ledger.add_team(tournament=tournament, handle=row.handle, name=row.name,
                         members=list(row.members), actor=actor, session=session)
@@ -153,9 +155,14 @@ def _import_row(ledger: Ledger, kind: str, row: dict[str, Any], tournament: int,
         table = field("table")
         if table and not table.isdigit():
             raise SudyaError("import.not-whole", field="table")
+        try:
+            sex = gender(field("gender"))
+        except ValueError:
+            raise SudyaError("roster.gender", field="gender", value=field("gender")) from None
         ledger.add_player(tournament=tournament, handle=field("handle"),
                           name=field("name") or None, team=field("team") or None,
-                          table=int(table) if table else None, actor=actor, session=session)
+                          table=int(table) if table else None, gender=sex, actor=actor,
+                          session=session)
     elif kind == "teams":
         members = [p for p in field("members").replace(";", " ").split() if p]
         ledger.add_team(tournament=tournament, handle=field("handle"),

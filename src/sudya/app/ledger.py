@@ -295,8 +295,10 @@ class Ledger:
     # ------------------------------------------------------------------ people
     def add_player(self, *, tournament: int, handle: str, name: str | None = None,
                    team: str | None = None, table: int | None = None,
+                   gender: str | None = None,
                    actor: Actor | None = None, session: Session | None = None) -> None:
-        """Register a person (created on first sight) for a tournament, optionally in a team."""
+        """Register a person (created on first sight) for a tournament, optionally in a team;
+        `gender` (`m`, `f`), when given, is the person's from now on."""
         actor = actor or Actor()
         _require(handle, "handle")
         if table is not None and not 0 < table <= 100_000:
@@ -310,6 +312,10 @@ class Ledger:
             if s.scalar(select(m.Entry.id).where(m.Entry.tournament_id == t.id,
                                                  m.Entry.person_id == person.id)):
                 raise LedgerError("handle.registered", field="handle", handle=handle)
+            if gender is not None:
+                if gender not in ("m", "f"):
+                    raise LedgerError("value.not-one-of", field="gender", values=["m", "f"])
+                person.gender = gender
             team_row = self._team(s, series, team) if team else None
             if team and team_row is None:
                 raise LedgerError("team.unknown", field="team", team=team)

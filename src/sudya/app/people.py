@@ -201,6 +201,17 @@ def staff_names(s: Session, *, tournament: int, handles: Collection[str | None]
     return names
 
 
+def genders(s: Session, *, handles: Collection[str]) -> dict[str, str]:
+    """handle -> `m` or `f` of the people whose gender is known (for the Russian pages'
+    agreement); the others are left out."""
+    wanted = set(handles)
+    if not wanted:
+        return {}
+    return {h: g for h, g in s.execute(select(m.Person.handle, m.Person.gender)
+                                       .where(m.Person.handle.in_(wanted),
+                                              m.Person.gender.is_not(None)))}
+
+
 def person_name(s: Session, *, handle: str) -> str | None:
     """A person's display name (None: no person by this handle)."""
     return s.scalar(select(m.Person.name).where(m.Person.handle == handle))
@@ -425,7 +436,8 @@ def import_pairings(ledger: Ledger, *, tournament: int, round: int, text: str,
 
 
 __all__ = ["fold", "current_round", "pairing_rounds", "tournament_people", "search_people",
-           "display_names", "names_and_teams", "opponent_of", "person_name", "people_names",
+           "display_names", "genders", "names_and_teams", "opponent_of", "person_name",
+           "people_names",
            "round_pairings", "round_tables", "set_names", "staff_names",
            "read_pairings_file", "decode_upload", "import_pairings", "ImportRejected",
            "PLAYER_COLUMNS", "TEAM_COLUMNS"]

@@ -772,6 +772,7 @@ class RosterRowView(View):
     name: str | None = None
     team: str | None = None
     table: int | None = None
+    gender: Literal["m", "f"] | None = None
     members: list[str] = Field(default_factory=list)
 
 

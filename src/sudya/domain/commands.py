@@ -707,6 +707,7 @@ def _handle(value: str) -> str:
 Handle = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID),
                    AfterValidator(plain_id), AfterValidator(_handle)]
 Table = Annotated[int, Strict(), Field(ge=1, le=100_000)]
+Gender = Literal["m", "f"]  # a person's, where known (Russian agreement only)
 
 
 class Setup(BaseModel):
@@ -809,6 +810,9 @@ class AddPlayer(Setup):
     name: Name | None = None
     team: Id | None = None
     table: Table | None = None
+    gender: Gender | None = Field(
+        default=None, description="`m` or `f` where known, for the Russian pages' "
+        "agreement («дисквалифицирован», «дисквалифицирована»); unknown: a neutral form.")
 
 
 class AddTeam(Setup):

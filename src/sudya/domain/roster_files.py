@@ -36,7 +36,7 @@ from typing import Any, Generic, Literal, TypeVar, overload
 from pydantic import TypeAdapter, ValidationError
 
 from sudya.domain import handles
-from sudya.domain.commands import Handle, Name, error_of
+from sudya.domain.commands import Gender, Handle, Name, error_of
 from sudya.domain.errors import SudyaError
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -58,6 +58,7 @@ HEADERS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
                  "имя игрока", "фамилия и имя", "имя и фамилия"),
         "team": ("team", "club", "clan", "команда", "клуб", "клан"),
         "table": ("table", "table no", "стол", "номер стола", "№ стола"),
+        "gender": ("gender", "sex", "пол"),
     },
     "teams": {
         "handle": ("handle", "nick", "login", "id", "team", "ник", "ник команды", "логин",
@@ -66,6 +67,11 @@ HEADERS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "members": ("members", "players", "roster", "состав", "игроки", "участники",
                     "члены команды"),
     },
+}
+# how a list may write a gender (compared stripped, case-folded, without a final dot)
+GENDERS: Mapping[str, Gender] = {
+    **dict.fromkeys(("m", "male", "man", "м", "муж", "мужской", "мужчина"), "m"),
+    **dict.fromkeys(("f", "female", "woman", "ж", "жен", "женский", "женщина"), "f"),
 }
 DELIMITERS = (",", ";", "\t")  # in this order of preference when a header cannot tell
 MEMBER_SEPARATORS = re.compile(r"[\s,;]+")
@@ -84,6 +90,7 @@ class PlayerRow:
     name: str | None = None
     team: str | None = None
     table: int | None = None
+    gender: Gender | None = None
 
 
 @dataclass(frozen=True)
@@ -228,8 +235,26 @@ def _player(line: int, values: Mapping[str, str]) -> tuple[PlayerRow, list[RowPr
     if team:
         _check(_handle_adapter(), team, line, "team", found)
     table = _table(line, values.get("table", ""), found)
+    raw = values.get("gender", "")
+    try:
+        sex = gender(raw)
+    except ValueError:
+        found.append(RowProblem(line, "gender", "roster.gender", {"value": raw.strip()}))
+        sex = None
     return PlayerRow(line, handle, _name(line, values.get("name", ""), found), team or None,
-                     table), found
+                     table, sex), found
+
+
+def gender(raw: str) -> Gender | None:
+    """A gender as a list writes it («м», «ж», «муж.», «female»…): `m`, `f`, or None for an
+    empty cell; ValueError for anything else."""
+    text = unicodedata.normalize("NFKC", raw).strip().casefold().rstrip(".")
+    if not text:
+        return None
+    found = GENDERS.get(text)
+    if found is None:
+        raise ValueError(raw)
+    return found
 
 
 def _team(line: int, values: Mapping[str, str]) -> tuple[TeamRow, list[RowProblem]]:

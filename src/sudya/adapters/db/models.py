@@ -105,6 +105,8 @@ class Person(Audited, Base):
     name: Mapped[str] = mapped_column(String(200))
     # what the handle looks like (sudya.domain.handles.skeleton): look-alikes are refused
     skeleton: Mapped[str | None] = mapped_column(String(100), index=True)
+    # `m` or `f` where known (0026), for the Russian pages' agreement; None: not known
+    gender: Mapped[str | None] = mapped_column(String(1))
 
 
 class Team(Audited, Base):

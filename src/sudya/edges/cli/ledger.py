@@ -310,12 +310,14 @@ def player_add(handle: Annotated[str, typer.Argument()], tournament: TournamentO
                name: Annotated[str | None, typer.Option()] = None,
                team: Annotated[str | None, typer.Option()] = None,
                table: Annotated[int | None, typer.Option()] = None,
+               gender: Annotated[str | None, typer.Option(
+                   help="m or f, for the Russian pages' agreement (none: unknown)")] = None,
                by: By = None, db: Db = None) -> None:
     """Зарегистрировать игрока. Register a player for a tournament."""
     from sudya.domain.commands import AddPlayer
 
     _setup(db, by, tournament, build(AddPlayer, handle=handle, name=name, team=team,
-                                     table=table))
+                                     table=table, gender=gender))
 
 
 @team_app.command("add")

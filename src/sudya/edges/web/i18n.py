@@ -30,6 +30,13 @@ def gettext(message: str, **params: object) -> str:
     return text % params if params else text
 
 
+def pgettext(context: str, message: str, **params: object) -> str:
+    """A message in a context: the same English for another Russian (`m`, `f`: the
+    masculine and the feminine forms of a word that names a person)."""
+    text = translations(current_lang.get()).upgettext(context, message)
+    return text % params if params else text
+
+
 def ngettext(singular: str, plural: str, n: int, **params: object) -> str:
     text = translations(current_lang.get()).ungettext(singular, plural, n)
     return text % {"num": n, **params}
@@ -85,8 +92,16 @@ def source(value: str | None) -> str:
     return source_text(value or "", current_lang.get())
 
 
-def status(value: str | None) -> str:
-    """A player's or team's status in words (§4 E7, E9: disqualified, removed)."""
+def status(value: str | None, gender: str | None = None) -> str:
+    """A player's or team's status in words (§4 E7, E9: disqualified, removed), agreeing with
+    the person's gender where it is known (`m`, `f`: «дисквалифицирован», «дисквалифицирована»);
+    otherwise, and for a team, in a form without one («дисквалификация»)."""
     names = {"active": gettext("active"), "disqualified": gettext("disqualified"),
              "suspended": gettext("suspended"), "removed": gettext("removed")}
+    if gender == "m":
+        names.update(disqualified=pgettext("m", "disqualified"),
+                     removed=pgettext("m", "removed"))
+    elif gender == "f":
+        names.update(disqualified=pgettext("f", "disqualified"),
+                     removed=pgettext("f", "removed"))
     return names.get(value or "", value or "")

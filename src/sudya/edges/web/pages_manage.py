@@ -32,7 +32,7 @@ router = APIRouter(include_in_schema=False)
 C = Annotated[Ctx, Depends(get_ctx)]
 _ = i18n.gettext
 FORMS = {
-    "player": ("handle", "name", "team", "table"),
+    "player": ("handle", "name", "team", "table", "gender"),
     "team": ("handle", "name", "members"),
     "judge": ("handle", "name", "role", "official"),
 }
@@ -119,13 +119,17 @@ def people_add(ctx: C, tid: int, request: Request, form: forms.Posted) -> Respon
     table = values.get("table", "")
     if table and forms.whole_number(table) is None:
         errors["table"] = _("A whole number.")
+    gender = values.get("gender", "")
+    if gender not in ("", "m", "f"):
+        errors["gender"] = _("Choose one of the list.")
     if not errors:
         cmd: AddPlayer | AddTeam | AddJudge
         try:
             if which == "player":
                 cmd = views.command(AddPlayer, handle=values["handle"],
                                     name=values["name"] or None, team=values["team"] or None,
-                                    table=int(table) if table else None)
+                                    table=int(table) if table else None,
+                                    gender=gender or None)
             elif which == "team":
                 members = [p for p in values["members"].replace(",", " ").split() if p]
                 cmd = views.command(AddTeam, handle=values["handle"],

@@ -12,6 +12,7 @@ from sudya.app.accounts import AuthError, Roles
 from sudya.app.clock import round_clock, rounds
 from sudya.app.common import command
 from sudya.app.ledger import LedgerError
+from sudya.app.people import genders
 from sudya.app.queries import (
     RESULTS_PAGE,
     result_count,
@@ -68,8 +69,15 @@ def team(ctx: C, tid: int, handle: str) -> Response:
                       kinds=kinds, standing=standing, about_team=about_team,
                       about_members=about_members,
                       member_tally={p: tally.get(p) for p in members},
-                      member_status={p: i18n.status(tally[p].status) for p in members
-                                     if p in tally and tally[p].status != "active"})
+                      member_status=_member_status(ctx, tally, members))
+
+
+def _member_status(ctx: Ctx, tally: dict[str, SubjectView], members: list[str]
+                   ) -> dict[str, str]:
+    """The status of each member who is out, in words agreeing with their gender."""
+    out = [p for p in members if p in tally and tally[p].status != "active"]
+    known = ctx.read(genders, handles=out)
+    return {p: i18n.status(tally[p].status, known.get(p)) for p in out}
 
 
 # ---------------------------------------------------------------------- results entry
