@@ -427,7 +427,7 @@ def test_preview_names_levels_in_russian(signed_in: SignedIn) -> None:
     page = signed_in("sudya")
     page.goto(f"/t/{BERSERK}/record?infraction=procedure.tardiness&player=boris")
     page.get_by_role("button", name="Предпросмотр решения").click()
-    table = page.locator("section.preview p").filter(has_text="Таблица:")
+    table = page.locator("section.preview p").filter(has_text="Таблица пенальти:")
     expect(table).to_be_visible()
     expect(table).to_contain_text("Любительский — Предупреждение", timeout=300)
 

@@ -91,20 +91,42 @@ def test_changing_any_field_clears_the_preview(signed_in: SignedIn, server: Serv
     expect(confirm_button(page)).to_have_count(0)
     expect(page.locator("input[name=preview_token]")).to_have_count(0)
 
-    # previewed again for egor: typing in the round, or in the note, clears it too
+    # previewed again for egor: typing in the round clears it too (the note does not: below)
     page.get_by_role("button", name="Предпросмотр решения").click()
     expect(preview).to_contain_text("egor")
     page.get_by_label("Тур").fill("3")
     expect(preview).to_have_count(0)
     page.get_by_role("button", name="Предпросмотр решения").click()
     expect(preview).to_be_visible()
-    page.get_by_label("Что произошло").fill("опоздал на 5 минут")
-    expect(preview).to_have_count(0)
-    page.get_by_role("button", name="Предпросмотр решения").click()
-    expect(preview).to_be_visible()
     page.get_by_label("Выдано между партиями").check()
     expect(preview).to_have_count(0)
     assert rulings_in_db(server) == before
+
+
+def test_typing_the_note_keeps_the_preview_and_records_it(signed_in: SignedIn,
+                                                          server: Server) -> None:
+    """Issue 37: typing «Что произошло» cleared the preview; the note changes nothing of the
+    ruling, so the judge types it with the ruling on the screen and confirms."""
+    page = signed_in("sudya")
+    before = rulings_in_db(server)
+    page.goto(form_url("boris"))
+    preview = page.locator("#preview")
+    expect(confirm_button(page)).to_be_visible()
+    note = page.get_by_label("Что произошло")
+    note.click()
+    note.press_sequentially("Опоздал на 7 минут.", delay=20)
+    page.wait_for_timeout(300)  # anything the typing might set off
+    expect(preview).to_be_visible()
+    expect(confirm_button(page)).to_be_visible()
+    confirm_button(page).click()
+    page.wait_for_url(re.compile(rf"/t/{BERSERK}\?recorded=e\d+$"))
+    event = recorded_event(page)
+    assert rulings_in_db(server) > before
+    response = page.request.get(f"/api/v1/tournaments/{BERSERK}")
+    assert response.status == 200
+    mine = [r for r in response.json()["rulings"] if r["event"] == event]
+    assert mine and all(r["subject"] == "boris" for r in mine)
+    expect(page.locator("main")).to_contain_text("Опоздал на 7 минут.")
 
 
 def test_a_changed_form_cannot_confirm_the_old_preview(signed_in: SignedIn,

@@ -1,6 +1,7 @@
 """The record form at a large event (issue 37): players listed by name with the id beside it,
-the opponent filled in from the current round's pairings, and the judge's note typed after the
-preview without losing it.
+the opponent filled in from the current round's pairings, the judge's note typed after the
+preview without losing it, and a repeat's preview citing the rule of repeats and saying when
+a ruling it counts is under appeal.
 
 Demo tournament 1 is «Берсерк» (professional); its current round 2 pairs alisa–egor at table 1,
 vera–boris at table 2, gleb–dasha at table 3. sudya is a floor judge."""
@@ -13,6 +14,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from web_testkit import form_fields, main_of, record_form
 
+from sudya.app.appeals import file_appeal
 from sudya.app.ledger import Actor, Ledger
 from sudya.app.people import import_pairings, opponent_of
 from sudya.app.team_rounds import set_games
@@ -127,3 +129,35 @@ def test_a_note_typed_after_the_preview_is_recorded_with_it(signed_in: SignIn,
                       follow_redirects=False)
     assert page.status_code == 422
     assert form_fields(main_of(page.text).one("form", cls="record-form"))["note"] == note
+
+
+def test_a_repeats_preview_cites_the_rule_of_repeats_and_an_appeal_pending(
+        signed_in: SignIn, ledger: Ledger) -> None:
+    minor = "procedure.minor"
+    ledger.record(tournament=BERSERK, infraction=minor, player="gleb", judge="sudya",
+                  round=1, event_id="first-minor")
+    judge = signed_in("sudya")
+
+    def ruling() -> tuple[str, list[str], str]:
+        card = main_of(judge.get(url("gleb", minor)).text).one("section", id="preview")
+        source = next(p.text() for p in card.all("p", cls="muted")
+                      if p.text().startswith("Источник"))
+        return (source, [p.text() for p in card.all("p", cls="under-appeal")],
+                card.one("span", cls="cause").text())
+
+    source, appealed, cause = ruling()
+    # 002 «Сложение пенальти» governs a repeat (regulations.md §1.3), not the infraction's
+    # own section, which the form's heading still shows
+    assert cause == "повтор" and "Сложение пенальти" in source and "§" not in source
+    assert appealed == []
+    file_appeal(ledger, tournament=BERSERK, event="first-minor", appellant="gleb",
+                reason="Не было ошибки.")
+    assert ruling()[1] == ["Повтор учитывает решение first-minor, а оно обжаловано: главный "
+                           "судья ещё не рассмотрел апелляцию."]
+    # decided (upheld): nothing pending to say
+    ledger.appeal(tournament=BERSERK, of="first-minor", outcome="upheld", judge="glavsud")
+    assert ruling()[1] == []
+    # a first offence is no repeat: its own source
+    card = main_of(judge.get(url("vera", minor)).text).one("section", id="preview")
+    assert card.one("span", cls="cause").text() != "повтор"
+    assert card.all("p", cls="under-appeal") == []

@@ -7,6 +7,7 @@ appeal events, so the two can never disagree.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import select
@@ -44,6 +45,27 @@ def appeal_decisions(s: Session, tournament_id: int) -> dict[str, dict[str, Any]
                         "judge": p.get("judge"), "choice": p.get("choice"),
                         "at": ev.created_at, "by": ev.created_by}
     return out
+
+
+def under_appeal(s: Session, *, tournament: int, subject: str, infractions: Collection[str],
+                 series_wide: bool = False) -> list[str]:
+    """The events of the subject's rulings on these infractions that were appealed and are
+    not decided yet (what a repeat counts may still be overturned): in this tournament, or
+    with `series_wide` in every tournament of its series; in series order."""
+    t = _tournament(s, tournament)
+    query = (select(m.Ruling.event_ext_id)
+             .join(m.AppealRequest, (m.AppealRequest.tournament_id == m.Ruling.tournament_id)
+                   & (m.AppealRequest.event_ext_id == m.Ruling.event_ext_id))
+             .where(m.Ruling.series_id == t.series_id, m.Ruling.subject == subject,
+                    m.Ruling.infraction.in_(list(infractions)))
+             .order_by(m.Ruling.position))
+    if not series_wide:
+        query = query.where(m.Ruling.tournament_id == tournament)
+    events = list(dict.fromkeys(s.scalars(query)))
+    if not events:
+        return []
+    decided = appeal_decisions(s, tournament)
+    return [e for e in events if e not in decided]
 
 
 def appealable(s: Session, tournament_id: int) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import Response
 
 from sudya.app.accounts import Roles
+from sudya.app.appeals import under_appeal
 from sudya.app.ledger import LedgerError
 from sudya.app.people import opponent_of
 from sudya.app.queries import rulings_json, tournament_summary
@@ -29,6 +30,7 @@ from sudya.app.recording import current_round, display_names, infraction_use
 from sudya.app.recording import table_players as players_at
 from sudya.app.views import TournamentSummaryView, TournamentView
 from sudya.domain import commands
+from sudya.domain.engine.model import Ruling
 from sudya.domain.errors import SudyaError
 from sudya.domain.rulebook.schema import Infraction, Rulebook
 from sudya.edges.web import forms, i18n, preview_token, recorded, views
@@ -122,13 +124,30 @@ def _preview_into(ctx: Ctx, t: TournamentView, book: Rulebook, roles: Roles,
     cmd = _command(parsed, roles.judge_handle)
     rulings = ctx.app.preview(cmd, ctx.actor(), t.id)
     user = ctx.need_user()
-    explained = [_explained(book, r) for r in rulings]
+    explained = [_repeat(ctx, t, book, r, _explained(book, r)) for r in rulings]
     handles = {r.subject for r in rulings} | {s.subject for r in rulings for s in r.sanctions}
     data.update(rulings=explained, parsed=parsed, key=key or uuid.uuid4().hex,
                 token=preview_token.token(ctx.request.app.state.secret, t.id, user.username,
                                           cmd),
                 names=ctx.read(display_names, t.id, handles),
                 history=_history(ctx, parsed.get("player") or parsed.get("team")))
+
+
+def _repeat(ctx: Ctx, t: TournamentView, book: Rulebook, r: Ruling, x: dict[str, Any]
+            ) -> dict[str, Any]:
+    """A repeat's preview cites the rule of repeats (the rulebook's `repeats.source`: for
+    «Берсерк» 002 «Сложение пенальти», not the infraction's own section) and says which
+    earlier rulings it counts are under appeal, not decided yet."""
+    if r.cause != "repeat" or not r.infraction:
+        return x
+    if book.repeats.source:
+        x["source"] = i18n.source(book.repeats.source)
+    key = book.repeat_key(r.infraction)
+    group = [i.id for i in book.infractions if book.repeat_key(i.id) == key]
+    x["under_appeal"] = ctx.read(under_appeal, tournament=t.id, subject=r.subject,
+                                 infractions=group,
+                                 series_wide=book.repeats.scope == "validity")
+    return x
 
 
 def _render(ctx: Ctx, request: Request, data: dict[str, Any], status: int) -> Response:
