@@ -186,13 +186,14 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
     from sudya.edges.web import (  # set-up; staff, accounts, /welcome; team rounds' games
         pages_matchups,
         pages_my_match,
+        pages_offline,
         pages_setup,
         pages_staff,
     )
 
     for module in (pages_record, pages_pending, pages_appeals, pages_misc, pages_rulebooks,
                    pages_decks, pages_manage, pages_audit, pages_staff, pages_setup,
-                   pages_matchups, pages_my_match):
+                   pages_matchups, pages_my_match, pages_offline):
         app.include_router(module.router)
     from sudya.edges.web import live  # the tournament's event stream and /sw.js (docs/web.*.md)
 

@@ -51,6 +51,13 @@
       });
       if (reg.active) {
         reg.active.postMessage({ type: "keep", urls: urls });
+        // the offline record form holds the round's tables: taken again from each visit of
+        // the tournament's dashboard, so that the copy is of the current round
+        var home = /^\/t\/(\d+)$/.exec(location.pathname);
+        if (home) {
+          reg.active.postMessage({ type: "keep", fresh: true,
+                                   urls: ["/t/" + home[1] + "/record/offline"] });
+        }
       }
     }).catch(function () { /* no service worker: the pages still work online */ });
   }
@@ -161,6 +168,10 @@
         }
         if (a.guess) {
           li.appendChild(el("p", "muted", T.guess + " " + a.guess));
+        }
+        if (a.state === "sent" && a.preliminary && a.html &&
+            a.html.indexOf(a.preliminary.split(" + ")[0]) < 0) {
+          li.appendChild(el("p", "notice differs", T.differs));
         }
         if (a.html) {
           li.appendChild(el("p", null, T.recorded));
@@ -422,7 +433,7 @@
         return html.then(function (text) {
           return drop(entry.key).then(function () {
             answered({ key: entry.key, state: "sent", event: event, guess: entry.guess,
-                       html: text });
+                       html: text, preliminary: entry.preliminary || "" });
             return "sent";
           });
         });
@@ -488,6 +499,18 @@
     retry = FIRST_RETRY;
     flush();
   });
+  // the offline record form (static/record_offline.js) hands its infraction over: kept, shown,
+  // and sent now if the connection allows (a form never previewed is previewed by the server
+  // first: the same mend as for a preview signed with a former secret)
+  window.sudyaOutbox = {
+    queue: function (entry) {
+      return keep(entry).then(function () {
+        render();
+        retry = FIRST_RETRY;
+        later(0);
+      });
+    }
+  };
   render().then(function () {
     if (me) {
       flush();

@@ -76,13 +76,30 @@ function networkFirst(request) {
       finish(store(key, response));
     }, function () {
       copy().then(function (kept) {
-        if (!kept) {
-          finish(Response.error()); // no copy either: the browser says it is offline
+        if (!kept) { // no copy either: the app's own page for it, never the browser's
+          stand(request).then(function (page) { finish(page || Response.error()); });
         }
       });
     });
     setTimeout(copy, NETWORK_WAIT); // the network hangs: the copy, if there is one
   });
+}
+
+// what stands in for a page the phone has no copy of, with no network: a record link (the
+// dashboard's, a table's, the record form's own) opens the record form kept for offline use
+// (templates/record_offline.html reads the link's ?player, ?table, ?infraction); any other
+// page the app's offline page (/offline). Null for what is not a page (a script, a fragment).
+function stand(request) {
+  if (request.mode !== "navigate") {
+    return Promise.resolve(null);
+  }
+  var url = new URL(request.url);
+  var record = /^\/t\/(\d+)\/record(\/confirm)?$/.exec(url.pathname);
+  var page = record ? "/t/" + record[1] + "/record/offline" : "/offline";
+  return caches.match(new URL(page, self.location.origin).toString()).then(function (copy) {
+    return copy || (record ? caches.match(new URL("/offline", self.location.origin)
+      .toString()) : null);
+  }).catch(function () { return null; });
 }
 
 self.addEventListener("fetch", function (evt) {
@@ -91,7 +108,17 @@ self.addEventListener("fetch", function (evt) {
     return; // writes go to the network (or to the page's outbox)
   }
   var url = new URL(request.url);
-  if (!kept(url) || (request.headers.get("Accept") || "").indexOf("text/event-stream") >= 0) {
+  if ((request.headers.get("Accept") || "").indexOf("text/event-stream") >= 0) {
+    return;
+  }
+  if (!kept(url)) {
+    if (request.mode === "navigate" && url.origin === self.location.origin) {
+      // never kept (a record link with its infraction, the login…): the network, else the
+      // app's own page for it
+      evt.respondWith(fetch(request).catch(function () {
+        return stand(request).then(function (page) { return page || Response.error(); });
+      }));
+    }
     return;
   }
   evt.respondWith(networkFirst(request));
