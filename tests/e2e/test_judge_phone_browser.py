@@ -148,3 +148,40 @@ def test_a_ruling_in_four_taps_from_the_search(judge: Page, event: str) -> None:
     expect(page.locator("ul.mine li")).to_have_count(1)
     fits(page)
     shot(page, "phone-500-recorded")
+
+
+def test_a_live_update_keeps_the_open_card_and_the_place(browser: Browser, live_server: Server,
+                                                         judge: Page, event: str) -> None:
+    """Two judges: the second has a table card open, scrolled down to it, and a search typed;
+    the first records a ruling. The second's work part is sent again alone: the card stays
+    open and where the judge sees it, the search as typed, and a notice at the top says so."""
+    page = judge
+    page.goto(f"/t/{event}")
+    search = page.get_by_role("searchbox", name="Стол, имя или фамилия")
+    search.fill("Орлов")
+    expect(page.locator("#people-found li[data-player]")).to_have_count(len(NAMES))
+    page.locator("details#tables > summary").click()
+    card = page.locator("#table-7")
+    card.locator("summary").click()
+    card.scroll_into_view_if_needed()
+    expect(page.locator("[sse-connect][data-live-open='1']")).to_have_count(1, timeout=10_000)
+    before = card.bounding_box()
+    other = browser.new_context(**PHONE, base_url=live_server.url)
+    try:
+        first = other.new_page()
+        sign_in(first, "glavsud")
+        csrf = {"X-CSRF-Token": first.request.get("/api/v1/me").json()["csrf_token"]}
+        r = first.request.post(f"/api/v1/tournaments/{event}/infractions", headers=csrf, data={
+            "infraction": "procedure.minor", "player": "p001", "round": 1,
+            "idempotency_key": "live-card-1"})
+        assert r.status == 200, r.text()
+    finally:
+        other.close()
+    notice = page.locator("#live-notice")
+    expect(notice).to_be_visible(timeout=10_000)
+    expect(notice).to_contain_text("Новое решение")
+    expect(card.locator("details")).to_have_attribute("open", "")
+    after = card.bounding_box()  # where the judge sees it: the content above grew
+    assert before is not None and after is not None and abs(after["y"] - before["y"]) < 2
+    expect(search).to_have_value("Орлов")
+    shot(page, "phone-500-live-notice")
