@@ -60,6 +60,7 @@ class Screen:
     primary: str | None = None  # CSS selector of the primary action, on the first screen
     then: Callable[[Page], None] | None = None  # what to do on the page before measuring
     shot: bool = False  # compared with tests/e2e/screenshots/NAME.png
+    dark: bool = False  # the phone set to dark (prefers-color-scheme: dark)
 
 
 def _preview(page: Page) -> None:
@@ -89,6 +90,7 @@ SCREENS = [
     Screen("record-search", f"/t/{BERSERK}/record?player=boris", "sudya", primary="#q"),
     Screen("record", TARDINESS, "sudya", primary="form.card button.primary", shot=True),
     Screen("record-preview", TARDINESS, "sudya", then=_preview),
+    Screen("record-dark", TARDINESS, "sudya", then=_preview, shot=True, dark=True),
     Screen("record-inputs", f"/t/{BERSERK}/record?infraction=gameplay.missed-trigger"
            "&player=boris", "sudya", primary="form.card button.primary"),
     Screen("pending", f"/t/{WARGAME}/pending", "sudya"),
@@ -122,6 +124,11 @@ SCREENS = [
            primary="form.card button.primary"),
     Screen("squad", f"/t/{BERSERK}/squad", "sudya", primary="form.card button.primary"),
     Screen("clock", f"/t/{BERSERK}/clock", None, shot=True),
+    Screen("record-offline", f"/t/{BERSERK}/record/offline", "sudya",
+           primary="form.card button.primary"),
+    Screen("offline", "/offline", None),
+    Screen("matchups", f"/t/{WARGAME}/matchups?round=2&table=1", "glavsud",
+           primary="form.card button.primary"),
 ]
 
 # -------------------------------------------------------------------- measured in the page
@@ -232,6 +239,8 @@ def phones(browser: Browser, layout_server: Server) -> Iterator[Callable[[str | 
 
 def open_screen(phones: Callable[[str | None], Page], screen: Screen) -> Page:
     page = phones(screen.user)
+    if screen.dark:
+        page.emulate_media(color_scheme="dark")
     response = page.goto(screen.url)
     assert response is not None and response.status == 200, (screen.url, response)
     page.wait_for_load_state("networkidle")
