@@ -185,3 +185,26 @@ def test_a_live_update_keeps_the_open_card_and_the_place(browser: Browser, live_
     assert before is not None and after is not None and abs(after["y"] - before["y"]) < 2
     expect(search).to_have_value("Орлов")
     shot(page, "phone-500-live-notice")
+
+
+# the event's pages a judge, a scorekeeper or an organiser opens at the venue, each measured at
+# 390 px as test_layout measures the demo's: nothing wider than the screen (outside a box that
+# scrolls sideways on purpose), every tap target at least 44 × 44 px
+PAGES = ["", "?tp=5#tables", "/pairings", "/pairings?round=1", "/standings", "/results",
+         "/people", "/record", "/record?player=p123&table=40&round=1",
+         "/record?infraction=procedure.tardiness&player=p123", "/record/offline", "/pending",
+         "/appeals", "/incidents", "/round/tables?round=1", "/round/names?round=1",
+         "/round/slips?round=1", "/match?round=1", "/staff"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_the_events_pages_fit_a_phone(judge: Page, event: str, path: str) -> None:
+    from test_layout import MEASURE, TAP
+
+    page = judge
+    page.goto(f"/t/{event}{path}")
+    if path.startswith("?tp"):
+        expect(page.locator("details#tables")).to_have_attribute("open", "")
+    found = page.evaluate(MEASURE, [390, TAP])
+    assert found["scrollWidth"] <= 390 and not found["wide"], found["wide"][:5]
+    assert not found["small"], found["small"][:5]
