@@ -39,7 +39,8 @@ browser:
 
 # store new reference screenshots (tests/e2e/screenshots/) after a deliberate layout change
 screenshots: setup browser
-	SUDYA_UPDATE_SCREENSHOTS=1 $(UV) run --frozen pytest -q tests/e2e/test_layout.py -k screenshot
+	SUDYA_UPDATE_SCREENSHOTS=1 $(UV) run --frozen pytest -q tests/e2e/test_layout.py \
+	  tests/e2e/test_report_pages_browser.py -k screenshot
 
 # every benchmark on SQLite; `make bench BENCH_DB=postgresql+psycopg://…` runs the database
 # ones on that PostgreSQL server too (each makes a throwaway database there and drops it).

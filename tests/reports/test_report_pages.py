@@ -114,3 +114,32 @@ def test_a_player_prints_their_own_slip_and_record(as_user: Callable[[str | None
     person = staff.get(f"/t/{BERSERK}/people/boris").text
     assert f'href="/t/{BERSERK}/people/boris/record"' in person
     assert f'href="/t/{BERSERK}/slips/e13"' in person
+
+
+def test_the_standings_the_report_holds_are_asked_in_the_query(
+        as_user: Callable[[str | None], TestClient]) -> None:
+    head = as_user("glavsud")
+    two = head.get(f"/t/{BERSERK}/report", params={"standings": "2"})
+    assert two.status_code == 200 and "Места 1–2 из 6." in two.text
+    # the PDF, the JSON and the other language keep what was asked; the whole table a tap away
+    for href in (f"/t/{BERSERK}/report.pdf?standings=2",
+                 f"/api/v1/tournaments/{BERSERK}/report?lang=ru&amp;standings=2",
+                 f"/t/{BERSERK}/report?lang=en&amp;standings=2",
+                 f"/t/{BERSERK}/report?standings=all",
+                 f"/t/{BERSERK}/report.pdf?standings=all"):
+        assert f'href="{href}"' in two.text, href
+    whole = head.get(f"/t/{BERSERK}/report").text  # 6 players: all of them fit in 16
+    assert "Места 1–" not in whole and "Положение" in whole
+    pdf = head.get(f"/t/{BERSERK}/report.pdf", params={"standings": "all"})
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF-")
+    api = head.get(f"/api/v1/tournaments/{BERSERK}/report", params={"standings": "none"})
+    assert api.status_code == 200
+    assert api.json()["players"] is None and api.json()["standings"] == 0
+    api = head.get(f"/api/v1/tournaments/{BERSERK}/report", params={"standings": "3"})
+    players = api.json()["players"]
+    assert len(players["rows"]) == 3 and players["total"] == 6
+    for path in (f"/t/{BERSERK}/report", f"/t/{BERSERK}/report.pdf",
+                 f"/api/v1/tournaments/{BERSERK}/report"):
+        bad = head.get(path, params={"standings": "lots"})
+        assert bad.status_code == 422, (path, bad.status_code)
+        assert "standings" in bad.text, (path, bad.text[:300])

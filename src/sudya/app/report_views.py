@@ -195,7 +195,9 @@ class StandingLine(View):
 
 class StandingsTable(View):
     columns: list[str] = Field(description="Column keys, in order (labels: page catalogue).")
-    rows: list[StandingLine]
+    rows: list[StandingLine] = Field(description="The first lines of the table, as many as "
+                                     "the report's `standings` asks (all of them: `all`).")
+    total: int = Field(description="How many lines the whole table has.")
 
 
 class JudgeReportView(View):
@@ -215,6 +217,9 @@ class JudgeReportView(View):
     by_infraction: list[Count]
     by_sanction: list[Count] = Field(description="Counts per sanction kind: the levels of "
                                      "the penalty ladder.")
+    standings: int | Literal["all"] = Field(
+        description="How much of the standings the report holds: the first N places (16 "
+                    "unless asked otherwise), `all`, or 0 for none.")
     players: StandingsTable | None
     teams: StandingsTable | None
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 import typer
 from typer.core import TyperGroup
 
+from sudya.domain.errors import SudyaError
 from sudya.edges.cli.console import out
 from sudya.edges.cli.core import opened
 from sudya.edges.cli.ledger import Db, _date
@@ -92,15 +93,25 @@ def judge(tournament: Tournament, pdf: PdfOpt = None, html: HtmlOpt = None,
           json_: JsonOpt = None,
           csv: Annotated[Path | None, typer.Option("--csv", help="write the rulings (CSV) "
                                                    "here; - for stdout")] = None,
+          standings: Annotated[str | None, typer.Option(
+              "--standings", metavar="all|N|none",
+              help="how much of the standings to print: the first N places (default "
+                   "16), all, or none")] = None,
           lang: ReportLang = "ru", db: Db = None) -> None:
     """Судейский отчёт турнира. The judge report: the event, the staff, every ruling, appeals,
-    decisions, corrections, disqualifications, what is open, counts and standings."""
-    from sudya.app.reports import judge_report
+    decisions, corrections, disqualifications, what is open, counts and the standings' first
+    16 places (--standings all: the whole table)."""
+    from sudya.app.reports import TOP_STANDINGS, judge_report, standings_option
 
     _need_output(pdf, html, json_, csv)
     chosen = _lang(lang)
+    try:
+        places = TOP_STANDINGS if standings is None else standings_option(standings)
+    except SudyaError as exc:
+        raise UsageError(exc.code, field="--standings", **exc.params) from None
     with opened(db) as sudya:
-        view = sudya.read(judge_report, tournament=tournament, lang=chosen)
+        view = sudya.read(judge_report, tournament=tournament, lang=chosen,
+                          standings=places)
     _files(view, pdf=pdf, html=html, json_=json_, csv=csv)
 
 

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from sudya.app.accounts import Roles
 from sudya.app.clock import round_clock
 from sudya.app.incidents import MAX_TEXT, incidents, rulings_about
-from sudya.app.people import tournament_people
+from sudya.app.people import staff_names, tournament_people
 from sudya.app.views import TournamentView
 from sudya.domain.commands import FileIncident, SettleIncident
 from sudya.edges.web import forms, i18n, views
@@ -39,8 +39,11 @@ def _page(ctx: Ctx, t: TournamentView, roles: Roles, *, status: int = 200,
                 if key.startswith("settle/") and key not in shown]
     people = ctx.read(tournament_people, tournament=t.id)
     clock = ctx.read(round_clock, t.id)
+    # who filed and who closed each report, by name (the staff list's, else the account's)
+    judges = ctx.read(staff_names, tournament=t.id, handles={
+        h for r in reports for h in (r.filed_by, r.settled_by)})
     return ctx.render("incidents.html", status=status, t=t, roles=roles, waiting=waiting,
-                      settled_reports=done, people=people, most=MAX_TEXT,
+                      settled_reports=done, people=people, most=MAX_TEXT, judges=judges,
                       values=values or {"round": str(clock["round"]) if clock else ""},
                       errors=errors or {}, problems=problems, filed=filed, settled=settled)
 

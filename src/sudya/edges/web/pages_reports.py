@@ -17,11 +17,14 @@ from fastapi.responses import Response
 from sudya.app.accounts import AuthError, readable_record, staff_series
 from sudya.app.report_views import JudgeReportView, Lang
 from sudya.app.reports import (
+    TOP_STANDINGS,
+    Standings,
     dq_report,
     judge_report,
     penalty_slips,
     player_record,
     round_sheet,
+    standings_option,
 )
 from sudya.app.views import TournamentView
 from sudya.app.views import View as ReportView
@@ -90,10 +93,19 @@ def stylesheet(name: str) -> Response:
 
 
 # ---------------------------------------------------------------------- the judge report
+StandingsQuery = Annotated[str | None, Query(
+    max_length=10, description="How much of the standings: the first N places (16 by "
+                               "default), `all` or `none`.")]
+
+
+def _places(standings: str | None) -> Standings:
+    return TOP_STANDINGS if standings is None else standings_option(standings)
+
+
 @router.get("/t/{tid}/report.pdf")
-def judge_pdf(ctx: C, tid: int) -> Response:
+def judge_pdf(ctx: C, tid: int, standings: StandingsQuery = None) -> Response:
     _officer(ctx, tid)
-    view = ctx.read(judge_report, tournament=tid, lang=_lang())
+    view = ctx.read(judge_report, tournament=tid, lang=_lang(), standings=_places(standings))
     return _pdf(view, f"judge-report-{tid}-{view.lang}")
 
 
@@ -107,12 +119,20 @@ def judge_csv(ctx: C, tid: int) -> Response:
 
 
 @router.get("/t/{tid}/report")
-def judge_page(ctx: C, tid: int) -> Response:
+def judge_page(ctx: C, tid: int, standings: StandingsQuery = None) -> Response:
     _officer(ctx, tid)
-    view = ctx.read(judge_report, tournament=tid, lang=_lang())
-    links = _links(f"/t/{tid}/report", back=f"/t/{tid}", csv=f"/t/{tid}/report.csv",
-                   json=f"/api/v1/tournaments/{tid}/report?lang={view.lang}")
-    links.update(slips=f"/t/{tid}/slips/", dq=f"/t/{tid}/report/dq/")
+    view = ctx.read(judge_report, tournament=tid, lang=_lang(), standings=_places(standings))
+    path = f"/t/{tid}/report"
+    asked = "" if standings is None else f"standings={view.standings or 'none'}"
+    links = _links(path, back=f"/t/{tid}", csv=f"{path}.csv",
+                   json=f"/api/v1/tournaments/{tid}/report?lang={view.lang}"
+                        + (f"&{asked}" if asked else ""))
+    if asked:  # the PDF and the other language keep the standings asked for
+        links["pdf"] += f"?{asked}"
+        links["other_lang"] += f"&{asked}"
+    links.update(slips=f"/t/{tid}/slips/", dq=f"/t/{tid}/report/dq/",
+                 standings_all=f"{path}?standings=all",
+                 standings_all_pdf=f"{path}.pdf?standings=all")
     return _page(view, links)
 
 
@@ -185,18 +205,21 @@ def record_page(ctx: C, tid: int, handle: Handle) -> Response:
                             "sanctions and reasons (in words and as codes), appeals, "
                             "decisions, corrections, disqualifications and suspensions, what "
                             "is still open, counts and the standings with the penalties "
-                            "held. The same view as /t/{tid}/report and its PDF and CSV.",
+                            "held: their first 16 places, or as `standings` asks "
+                            "(`all`, `none`, a number). The same view as /t/{tid}/report "
+                            "and its PDF and CSV.",
                 responses={401: {"description": "Not signed in."},
                            403: {"description": "Not the head judge or the organiser."},
                            404: {"description": "No such tournament."}})
 def api_report(ctx: C, tid: Annotated[int, Path(ge=1, le=BIGGEST_ID)],
                lang: Annotated[Literal["ru", "en"] | None,
-                               Query(description="ru (default) or en")] = None
-               ) -> JudgeReportView:
+                               Query(description="ru (default) or en")] = None,
+               standings: StandingsQuery = None) -> JudgeReportView:
     if ctx.user is None:
         raise AuthError("sign in first (POST /api/v1/login)", status=401)
     _officer(ctx, tid)
-    return ctx.read(judge_report, tournament=tid, lang=lang or _lang())
+    return ctx.read(judge_report, tournament=tid, lang=lang or _lang(),
+                    standings=_places(standings))
 
 
 # ---------------------------------------------------------------------- a round on paper
