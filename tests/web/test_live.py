@@ -402,11 +402,12 @@ def test_the_answer_names_what_the_server_recorded(
     rulings = ledger.record(tournament=BERSERK, infraction="gameplay.slow-play",
                             player="gleb", judge="sudya", round=2)
     client = signed_in("sudya")
-    r = client.get(f"/t/{BERSERK}/answer/{rulings[0].event}")
+    r = client.get(f"/t/{BERSERK}/record/answer/{rulings[0].event}")
     assert r.status_code == 200
     assert "gleb" in r.text and rulings[0].event in r.text
     assert "<html" not in r.text  # a fragment
-    assert signed_in("igrok").get(f"/t/{BERSERK}/answer/{rulings[0].event}").status_code == 403
+    assert signed_in("igrok").get(
+        f"/t/{BERSERK}/record/answer/{rulings[0].event}").status_code == 403
 
 
 # ---------------------------------------------------------------------- the real server

@@ -18,8 +18,8 @@ stream; a stream ends after `MAX_AGE` seconds (the browser reconnects at once an
 is checked again); at most `MAX_LISTENERS` streams per process (503 beyond).
 
 Also here: `/sw.js`, the service worker (static/sw.js) served from the root so that it may
-control every page, and `/t/{tid}/answer/{event}`, what the server recorded for an event
-(the outbox shows it once an infraction confirmed offline has been sent).
+control every page. (What the server recorded for an infraction the outbox sent is
+pages_record's `/t/{tid}/record/answer/{event}`.)
 """
 
 from __future__ import annotations
@@ -43,8 +43,6 @@ from sudya.app.accounts import AuthError, session_user
 from sudya.app.changes import Change
 from sudya.app.common import Actor, LedgerError
 from sudya.app.core import Sudya
-from sudya.app.queries import rulings_json
-from sudya.edges.web import views
 from sudya.edges.web.context import COOKIE, Ctx, get_ctx
 
 log = logging.getLogger("sudya.live")
@@ -340,17 +338,6 @@ def service_worker() -> Response:
     """The service worker, from the root so that its scope is every page."""
     return FileResponse(HERE / "static" / "sw.js", media_type="text/javascript",
                         headers={"Service-Worker-Allowed": "/", "Cache-Control": "no-cache"})
-
-
-@pages.get("/t/{tid}/answer/{event}")
-def answer(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> Response:
-    """What the server recorded for an event: its rulings, as the dashboard shows them."""
-    st = ctx.standing(tid, "view-all")
-    t, book = st.tournament, st.book
-    every = ctx.read(rulings_json, tid)
-    mine = [r for r in every if r["event"] == event]
-    rulings = views.rulings(book, mine, among=every)
-    return ctx.render("_answer.html", t=t, event=event, rulings=rulings)
 
 
 def include(app: FastAPI) -> None:
