@@ -18,7 +18,7 @@ judge waits for after tapping «PDF»).
     python bench/report_pdf.py [--players 500] [--rounds 9] [--rulings 25] [--repeat 3]
                                [--standings 16|all|none|N]
 
-The build takes 5–10 s; `--standings all` adds 10–20 s a repeat (the whole table: why it is
+The build takes 5–10 s; `--standings all` adds some 10 s a repeat (the whole table: why it is
 no longer the default).
 """
 
