@@ -111,6 +111,8 @@ def test_a_player_prints_their_own_slip_and_record(as_user: Callable[[str | None
     assert f'href="/t/{BERSERK}/slips/e14.pdf"' in slips.text
     record = staff.get(f"/t/{BERSERK}/people/egor/record?lang=en")
     assert "Record of" in record.text and "Careless deck list" in record.text
+    judges = re.findall(r'data-label="Judge">([^<]*)<', record.text)
+    assert judges and all(j and j != "sudya" for j in judges), judges  # by name, not login
     person = staff.get(f"/t/{BERSERK}/people/boris").text
     assert f'href="/t/{BERSERK}/people/boris/record"' in person
     assert f'href="/t/{BERSERK}/slips/e13"' in person

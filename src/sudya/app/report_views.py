@@ -253,6 +253,8 @@ class RecordLine(View):
     judge: str | None
     sanctions: list[ReportSanction]
     reasons: list[str]
+    judge_name: str | None = Field(default=None, description="The judge by name (the staff "
+                                   "list's, else the account's); None: by their id.")
     pending: bool = False
     resolved_by: str | None = None
 

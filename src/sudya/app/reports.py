@@ -20,7 +20,7 @@ from sudya.adapters.db import models as m
 from sudya.app.appeals import requests as appeal_requests
 from sudya.app.incidents import incidents
 from sudya.app.ledger import LedgerError
-from sudya.app.people import display_names, fold, person_name, tournament_people
+from sudya.app.people import display_names, fold, person_name, staff_names, tournament_people
 from sudya.app.queries import (
     person_history,
     tournament_standings,
@@ -509,6 +509,7 @@ def player_record(s: Session, *, tournament: int, handle: str, on: dt.date,
     t = _tournament(s, tournament)
     book = loader.load(t.series.rulebook, t.edition)
     entries = person_history(s, handle, on, series={t.series_id})
+    judges = staff_names(s, tournament=tournament, handles={e.judge for e in entries})
     lines = []
     for e in entries:
         try:
@@ -520,7 +521,7 @@ def player_record(s: Session, *, tournament: int, handle: str, on: dt.date,
         lines.append(RecordLine(
             tournament=e.tournament, date=e.date, event=e.event, infraction=e.infraction,
             infraction_name=w.infraction(e.infraction), cause=e.cause,
-            cause_text=w.cause(e.cause), judge=e.judge,
+            cause_text=w.cause(e.cause), judge=e.judge, judge_name=judges.get(e.judge or ""),
             sanctions=[ReportSanction(kind=sn.kind, name=w.kind(sn.kind), amount=sn.amount,
                                       amount_text=w.amount(sn.kind, sn.amount),
                                       attached=sn.attached,
