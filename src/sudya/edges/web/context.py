@@ -150,11 +150,18 @@ class Ctx:
             raise forbid(i18n.gettext("Players see only their own record."))
         raise access.refuse(self.actor(), need, st.tournament.name)
 
+    def _may_find(self, data: dict[str, Any]) -> bool:
+        """Whether a tournament's page shows the search at its top (templates/_find.html):
+        to one who sees every player there, as this request's standing says."""
+        t = data.get("t")
+        st = self._access.get(t.id) if t is not None and hasattr(t, "id") else None
+        return st is not None and st.roles.can("view-all")
+
     def render(self, template: str, status: int = 200, block: str | None = None,
                **data: Any) -> Response:
         templates = self.request.app.state.templates
         context = {"user": self.user, "csrf": self.csrf, "lang": i18n.current_lang.get(),
-                   "path": self.request.url.path, **data}
+                   "path": self.request.url.path, "may_find": self._may_find(data), **data}
         extra = {"block_name": block} if block is not None else {}
         response: Response = templates.TemplateResponse(self.request, template, context,
                                                         status_code=status, **extra)
