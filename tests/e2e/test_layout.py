@@ -129,6 +129,7 @@ SCREENS = [
     Screen("offline", "/offline", None),
     Screen("matchups", f"/t/{WARGAME}/matchups?round=2&table=1", "glavsud",
            primary="form.card button.primary"),
+    Screen("rulebook-editor", "/rulebooks/editor?from=berserk", "glavsud"),
 ]
 
 # -------------------------------------------------------------------- measured in the page

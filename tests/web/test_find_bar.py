@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from web_testkit import main_of
 
 BERSERK = 1
-PAGES = ["pending", "results", "record", "appeals", "pairings", "incidents", "match",
+PAGES = ["pending", "results", "record", "appeals", "incidents", "match",
          "people/boris"]
 
 
