@@ -410,3 +410,27 @@ def test_standings_scroll_in_their_box_with_the_names_in_view(
     page.close()
     if url.endswith(f"/t/{BERSERK}/standings"):
         assert scrolled, "the berserk standings are wider than a phone: they should scroll"
+
+
+def test_a_field_moved_to_is_not_under_the_sticky_button(
+        phones: Callable[[str | None], Page]) -> None:
+    """On a page of several forms (the People page), the primary button of the form in view
+    sticks to the bottom of the screen; a field the judge moves to (Tab, or the phone's
+    «next») is scrolled above it."""
+    page = phones("glavsud")
+    page.goto(f"/t/{BERSERK}/people")
+    fields = page.locator("form.card input:not([type=hidden]):not([type=file]), "
+                          "form.card select")
+    for i in range(fields.count()):
+        field = fields.nth(i)
+        if not field.is_visible():
+            continue
+        field.focus()
+        form = field.locator("xpath=ancestor::form[1]")
+        button = form.locator("button.primary")
+        if button.count() == 0:
+            continue
+        box, under = field.bounding_box(), button.bounding_box()
+        assert box is not None and under is not None
+        assert box["y"] + box["height"] <= under["y"] + 0.5 or \
+            box["y"] >= under["y"] + under["height"] - 0.5, (i, box, under)
