@@ -519,7 +519,15 @@ def test_lookup_russian_keeps_bracketed_parameters(sudya: Sudya) -> None:
 
 def test_lookup_unknown_infraction(sudya: Sudya) -> None:
     assert_refused(sudya("lookup", "berserk", "gameplay.nope"),
-                   "INFRACTION", "'gameplay.nope'", "berserk")
+                   "INFRACTION", "«gameplay.nope»", "«berserk»")
+
+
+def test_a_misspelt_or_mixed_script_id_gets_a_hint(sudya: Sudya) -> None:
+    """Issue 38: «did you mean» for a misspelt id; a Cyrillic letter in a Latin id named."""
+    assert_refused(sudya("lookup", "berserk", "gameplay.slow-plya"),
+                   "INFRACTION", "может быть, «gameplay.slow-play»?")
+    assert_refused(sudya("lookup", "berserk", "gаmeplay.slow-play"),  # a Cyrillic «а»
+                   "INFRACTION", "смешаны латинские и русские буквы (а)")
 
 
 def test_lookup_unknown_level(sudya: Sudya) -> None:

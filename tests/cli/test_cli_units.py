@@ -21,8 +21,8 @@ def test_the_rulings_and_the_history_write_amounts_with_their_units(tmp_path: Pa
     recorded = run(tmp_path, "record", "attack.undeclared-on-participant", "-t", spring,
                    "--player", "grom", "--detail", "level=12", "--detail", "attacks=2",
                    "--id", "a1", *db).ok().stdout
-    assert "penal-labour: 24 руды" in recorded
+    assert "Каторга без права откупа: 24 руды" in recorded  # by its name (issue 38)
     history = run(tmp_path, "history", "grom", *db).ok().stdout
-    assert "penal-labour: 24 руды" in history
+    assert "Каторга без права откупа: 24 руды" in history
     english = run(tmp_path, "history", "grom", *db, lang="en").ok().stdout
-    assert "penal-labour: 24 ore" in english
+    assert "Penal labour without buy-out: 24 ore" in english

@@ -182,7 +182,8 @@ def test_record_with_details_and_choice(world: World) -> None:
         ("penal-labour", 500)]
     # the table view names the event, the player and the cause
     c1 = world.runs["c1"].stdout
-    assert "c1" in c1 and "carol" in c1 and "cards.drawing-extra" in c1 and "caution" in c1
+    assert "c1" in c1 and "carol" in c1 and "caution" not in c1  # names, not codes
+    assert "Замечание" in c1 and "по таблице" in c1
 
 
 def test_end_of_match_stacks_three_cautions(world: World) -> None:

@@ -662,8 +662,16 @@ def fits(cmd: Command, book: Rulebook, field: str = "") -> None:
                                levels=list(levels))
         settings(book, cmd.settings, _at(field, "settings"))
     elif isinstance(cmd, RecordInfraction) and book.infraction(cmd.infraction) is None:
-        raise CommandError("infraction.unknown-in", field="infraction",
-                           infraction=cmd.infraction, rulebook=book.id)
+        raise unknown_infraction(book, cmd.infraction)
+
+
+def unknown_infraction(book: Rulebook, given: str, field: str = "infraction") -> CommandError:
+    """The refusal of an infraction id the rulebook has not: with the Cyrillic letters typed
+    in a Latin id named, or the nearest id the rulebook has («did you mean»)."""
+    from sudya.domain.rulebook.search import unknown_infraction as refusal
+
+    code, params = refusal(book, given)
+    return CommandError(code, field=field, **params)
 
 
 def settings(book: Rulebook, raw: Any, field: str = "settings") -> dict[str, Any]:

@@ -28,6 +28,7 @@ from sudya.domain.engine.model import FROZEN, Offence, Reason, Ruling
 from sudya.domain.engine.sanctions import note
 from sudya.domain.errors import RuleError
 from sudya.domain.rulebook.schema import Detail, Infraction, NoPenalty, Outcome
+from sudya.domain.rulebook.search import unknown_infraction
 
 if TYPE_CHECKING:
     from sudya.domain.engine.state import EngineState
@@ -37,8 +38,9 @@ def offence(state: EngineState, ev: Offence) -> None:
     """Rule on a reported infraction: a ruling per penalised player, then what they trigger."""
     book = state.book
     inf = book.infraction(ev.infraction)
-    if inf is None:
-        raise RuleError("infraction.unknown", field="infraction", infraction=ev.infraction)
+    if inf is None:  # (with a «did you mean», or the Cyrillic letters in a Latin id named)
+        code, params = unknown_infraction(book, ev.infraction)
+        raise RuleError(code, field="infraction", **params)
     if inf.only_by is not None:  # (004: some penalties are the head judge's alone, §4 E12)
         state.check_only_by(ev.judge, inf.only_by.roles)
     if ev.judge is not None:  # (most reports name no judge)

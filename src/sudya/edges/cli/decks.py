@@ -18,7 +18,7 @@ from sudya.edges.cli.main import UsageError, app, cli_lang
 
 deck_app = typer.Typer(help="Дек-листы / deck lists: check, compare.", no_args_is_help=True)
 squad_app = typer.Typer(help="Отряд / squad: the overspend remedy.", no_args_is_help=True)
-cards_app = typer.Typer(help="Списки карт / card lists: check, import, show.",
+cards_app = typer.Typer(help="Списки карт / card lists: check, import.",
                         no_args_is_help=True)
 app.add_typer(deck_app, name="deck")
 app.add_typer(squad_app, name="squad")

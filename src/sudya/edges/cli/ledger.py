@@ -111,8 +111,34 @@ def _amount(book: Rulebook | None, kind: str, amount: int | None) -> str:
     return f": {amount_text(spec, amount, cli_lang()) if spec else amount}"
 
 
+# the rulings' tables in the user's language (the JSON keeps the ids and codes)
+RULING_COLUMNS = {"ru": ("событие", "кто", "нарушение", "причина", "наказания", "ожидает"),
+                  "en": ("event", "who", "infraction", "cause", "sanctions", "pending")}
+
+
+def _kind_name(book: Rulebook | None, kind: str) -> str:
+    """A sanction kind by the rulebook's name for it in the user's language (its id without
+    a rulebook, or for a kind the rulebook does not name)."""
+    try:
+        return book.kind(kind).name.get(cli_lang()) if book is not None else kind
+    except KeyError:
+        return kind
+
+
+def _infraction_name(book: Rulebook | None, infraction: str | None) -> str:
+    inf = book.infraction(infraction) if book is not None and infraction else None
+    return inf.name.get(cli_lang()) if inf is not None else (infraction or "—")
+
+
+def _cause_name(cause: str) -> str:
+    from sudya.i18n.messages import render
+
+    return render(f"cause.{cause}", None, cli_lang())
+
+
 def _print_rulings(rulings: list[Ruling], as_json: bool, book: Rulebook | None = None) -> None:
-    """The rulings as JSON, or as a table (amounts with their units, from `book`)."""
+    """The rulings as JSON, or as a table of names in the user's language (amounts with
+    their units, from `book`)."""
     from sudya.app.scenario import ruling_json
     from sudya.i18n.messages import reason_text
 
@@ -120,14 +146,16 @@ def _print_rulings(rulings: list[Ruling], as_json: bool, book: Rulebook | None =
         sys.stdout.write(json.dumps([ruling_json(r, True) for r in rulings],
                                     ensure_ascii=False, indent=2) + "\n")
         return
-    table = Table("событие", "кто", "нарушение", "причина", "наказания", "ожидает")
+    lang = cli_lang()
+    table = Table(*RULING_COLUMNS[lang])
     for r in rulings:
         sanctions = ", ".join(
-            s.kind + _amount(book, s.kind, s.amount)
+            _kind_name(book, s.kind) + _amount(book, s.kind, s.amount)
             + (f" {s.score}" if s.score else "") + (" (+)" if s.attached else "")
             + (f" → {s.subject}" if s.subject != r.subject else "") for s in r.sanctions)
-        table.add_row(r.event, r.subject, r.infraction or "—", r.cause, sanctions or "—",
-                      "да" if r.pending else "")
+        table.add_row(r.event, r.subject, _infraction_name(book, r.infraction),
+                      _cause_name(r.cause), sanctions or "—",
+                      ("да" if lang == "ru" else "yes") if r.pending else "")
     out.print(table)
     for r in rulings:
         for note in r.notes:
@@ -291,10 +319,18 @@ def tournament_show(tournament: Annotated[int, typer.Argument()], as_json: JsonO
     out.print("игроки: " + ", ".join(
         p.handle + (f" [{p.team}]" if p.team else "") for p in summary.players))
     out.print("судьи: " + ", ".join(f"{j.handle} ({j.role})" for j in summary.judges))
-    table = Table("событие", "кто", "нарушение", "причина", "наказания")
+    from sudya.domain.errors import SudyaError
+    from sudya.domain.rulebook import loader
+
+    try:
+        book: Rulebook | None = loader.load(summary.rulebook, summary.edition)
+    except SudyaError:  # an edition no longer at hand: the ids
+        book = None
+    table = Table(*RULING_COLUMNS[cli_lang()][:5])
     for r in rulings:
-        table.add_row(r["event"], r["subject"], r["infraction"] or "—", r["cause"],
-                      ", ".join(s["kind"] for s in r["sanctions"]) or "—")
+        table.add_row(r["event"], r["subject"], _infraction_name(book, r["infraction"]),
+                      _cause_name(r["cause"]),
+                      ", ".join(_kind_name(book, s["kind"]) for s in r["sanctions"]) or "—")
     out.print(table)
 
 
@@ -526,17 +562,25 @@ def history(person: Annotated[str, typer.Argument(help="player id")],
     if as_json:
         sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2, default=str) + "\n")
         return
-    table = Table("турнир", "дата", "событие", "нарушение", "причина", "наказание", "срок",
-                  "статус")
+    table = Table(*HISTORY_COLUMNS[cli_lang()])
     from sudya.domain.rulebook import loader
 
     for e in entries:
         book = loader.load(e["rulebook"], e["edition"])
         for s_ in e["sanctions"] or [{"kind": "—", "valid_until": None, "state": ""}]:
-            table.add_row(e["tournament"], e["date"], e["event"], e["infraction"] or "—",
-                          e["cause"], s_["kind"] + _amount(book, s_["kind"], s_.get("amount")),
+            kind = s_["kind"]
+            table.add_row(e["tournament"], e["date"], e["event"],
+                          _infraction_name(book, e["infraction"]), _cause_name(e["cause"]),
+                          (_kind_name(book, kind) if kind != "—" else kind)
+                          + _amount(book, kind, s_.get("amount")),
                           str(s_.get("valid_until") or "—"), s_.get("state", ""))
     out.print(table)
+
+
+HISTORY_COLUMNS = {"ru": ("турнир", "дата", "событие", "нарушение", "причина", "наказание",
+                          "срок", "статус"),
+                   "en": ("tournament", "date", "event", "infraction", "cause", "sanction",
+                          "valid until", "state")}
 
 
 @app.command("export")

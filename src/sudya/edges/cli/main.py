@@ -159,7 +159,10 @@ def lookup(
     book = _book(ref, edition)
     inf = book.infraction(infraction)
     if inf is None:
-        raise UsageError(f"INFRACTION: unknown infraction {infraction!r} in {book.id}")
+        from sudya.domain.commands import unknown_infraction
+
+        refusal = unknown_infraction(book, infraction, field="INFRACTION")
+        raise UsageError(refusal.code, field=refusal.field, **refusal.params)
     _check_level(book, level)
     exp = explain(book, inf, lang)
     out.print(f"{exp.name} ({exp.id})", style="bold")
