@@ -2,20 +2,29 @@
 #   make demo   set everything up and start the web app on a demo database (SQLite)
 #   make test   set everything up and run the whole test suite
 PYTHON ?= python3
-UV := $(PYTHON) -m uv
+# uv, the installer: the python's own if it has one, else in a small virtual environment of its
+# own (.tools): never `pip install` into the system's python (PEP 668 refuses it on Debian 12,
+# Ubuntu 24.04 and their like)
+UV = $(shell $(PYTHON) -m uv --version >/dev/null 2>&1 && echo "$(PYTHON) -m uv" || echo "$(CURDIR)/.tools/bin/uv")
+# the system packages the PDF reports need (WeasyPrint: Pango; the DejaVu fonts for Cyrillic)
+PDF_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core
+TEST_PACKAGES := chromium fonts-dejavu-core poppler-utils
 
 .PHONY: setup demo test check browser screenshots bench docs
 
 setup:
-	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet --disable-pip-version-check uv
+	@echo "sudya: set-up 1/3: uv, the installer"
+	@$(PYTHON) -m uv --version >/dev/null 2>&1 || test -x .tools/bin/uv || { \
+	  $(PYTHON) -m venv .tools || { echo "sudya: '$(PYTHON) -m venv' failed: Debian and Ubuntu need the package python3-venv (apt-get install python3-venv, as root)"; exit 1; }; \
+	  .tools/bin/python -m pip install --quiet --disable-pip-version-check uv; }
+	@echo "sudya: set-up 2/3: Python packages into .venv (uv.lock)"
 	@# with the bytecode compiled once here: where PYTHONDONTWRITEBYTECODE is set (CI, some
 	@# containers), every start of `sudya` would otherwise compile each module it imports
-	@$(UV) sync --frozen --quiet --compile-bytecode
+	@$(UV) sync --frozen --quiet --compile-bytecode --python $(PYTHON)
 	@$(UV) run --frozen python -m compileall -q src >/dev/null
-	@# WeasyPrint (PDF reports) needs the system's Pango and the DejaVu fonts for Cyrillic
-	@{ ldconfig -p | grep -q libpangoft2-1.0 && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; } || { \
-	  echo "installing Debian's Pango and fonts-dejavu-core for the PDF reports"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core; }
+	@echo "sudya: set-up 3/3: Pango and the DejaVu fonts for the PDF reports"
+	@{ ldconfig -p | grep -q libpangoft2-1.0 && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; } || \
+	  sh scripts/apt.sh $(PDF_PACKAGES)
 
 demo: setup
 	$(UV) run --frozen sudya serve --demo --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
@@ -33,9 +42,8 @@ test: check browser
 # DejaVu fonts the reference screenshots are drawn with, and poppler-utils (pdftoppm) that
 # rasterises the PDF reports' first pages for a person to look at
 browser:
-	@{ test -x /usr/bin/chromium && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf && command -v pdftoppm >/dev/null; } || { \
-	  echo "installing Debian's chromium, fonts-dejavu-core and poppler-utils for the tests"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core poppler-utils; }
+	@{ test -x /usr/bin/chromium && test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf && command -v pdftoppm >/dev/null; } || \
+	  sh scripts/apt.sh $(TEST_PACKAGES)
 
 # store new reference screenshots (tests/e2e/screenshots/) after a deliberate layout change
 screenshots: setup browser
