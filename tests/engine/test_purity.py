@@ -15,7 +15,7 @@ PURE = [*sorted((SRC / "domain" / "engine").glob("*.py")),
 ALLOWED = {"__future__", "ast", "calendar", "collections", "dataclasses", "datetime",
            "fractions", "threading",
            "heapq", "bisect",
-           "math",
+           "math", "difflib",
            "typing", "simpleeval", "pydantic"}
 ALLOWED_SUDYA = ("sudya.domain.engine", "sudya.domain.errors", "sudya.domain.rulebook.schema",
                  "sudya.domain.rulebook.formula")

@@ -4,9 +4,8 @@ the CLI say the same."""
 
 from __future__ import annotations
 
-from sudya.domain.errors import SudyaError
+from sudya.domain.errors import SudyaError, unknown_id, unknown_infraction
 from sudya.domain.rulebook import loader
-from sudya.domain.rulebook.search import unknown_id, unknown_infraction
 from sudya.i18n import messages  # noqa: F401  (the catalogues, which the engine leaves out)
 
 IDS = ["gameplay.slow-play", "gameplay.missed-trigger", "conduct.minor"]
@@ -27,7 +26,8 @@ def test_a_cyrillic_letter_in_a_latin_id_is_named() -> None:
 
 def test_the_refusal_in_both_languages() -> None:
     book = loader.load("berserk")
-    code, params = unknown_infraction(book, "gameplay.slow-plya")
+    code, params = unknown_infraction((i.id for i in book.infractions), "gameplay.slow-plya",
+                                      book.id)
     refusal = SudyaError(code, **params)
     assert refusal.text("ru") == ("в регламенте «berserk» нет нарушения "
                                     "«gameplay.slow-plya»; может быть, «gameplay.slow-play»?")

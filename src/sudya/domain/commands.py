@@ -668,9 +668,9 @@ def fits(cmd: Command, book: Rulebook, field: str = "") -> None:
 def unknown_infraction(book: Rulebook, given: str, field: str = "infraction") -> CommandError:
     """The refusal of an infraction id the rulebook has not: with the Cyrillic letters typed
     in a Latin id named, or the nearest id the rulebook has («did you mean»)."""
-    from sudya.domain.rulebook.search import unknown_infraction as refusal
+    from sudya.domain.errors import unknown_infraction as refusal
 
-    code, params = refusal(book, given)
+    code, params = refusal((i.id for i in book.infractions), given, book.id)
     return CommandError(code, field=field, **params)
 
 

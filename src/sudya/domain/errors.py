@@ -7,7 +7,7 @@ render it in the reader's language (`sudya.i18n.messages.render_error`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 Renderer = Callable[[str, Mapping[str, Any], str, Any], str]
@@ -92,3 +92,34 @@ class RuleError(SudyaError):
     """An event the rules refuse (not applicable, role may not, choice out of range...)."""
 
     code = "rule"
+
+
+# Cyrillic letters that look like Latin ones (а, е, о, р, с, у, х, …): an id typed on a
+# Russian keyboard layout, or pasted from a Russian text, looks right and is not
+_LOOKALIKE = str.maketrans("аеорсухкмтвнАЕОРСУХКМТВН", "aeopcyxkmtbhAEOPCYXKMTBH")
+
+
+def unknown_id(known: Iterable[str], given: str) -> tuple[str, dict[str, str]]:
+    """The hint for an id that is none of `known`: the Cyrillic letters typed in a Latin id
+    (and the id meant, when that is one), or the nearest known id («did you mean»), or none
+    (an empty code)."""
+    import difflib  # (pure: no I/O; imported when an id is refused)
+
+    ids = list(known)
+    cyrillic = sorted({ch for ch in given if "\u0400" <= ch <= "\u04ff"})
+    if cyrillic and any(ch.isascii() and ch.isalpha() for ch in given):
+        meant = given.translate(_LOOKALIKE)
+        return "id.mixed-script", {"letters": " ".join(cyrillic),
+                                   "suggestion": meant if meant in ids else ""}
+    close = difflib.get_close_matches(given, ids, n=1, cutoff=0.75)
+    return ("id.did-you-mean", {"suggestion": close[0]}) if close else ("", {})
+
+
+def unknown_infraction(known: Iterable[str], given: str, rulebook: str
+                       ) -> tuple[str, dict[str, str]]:
+    """The message code and parameters refusing an infraction id a rulebook has not:
+    `infraction.unknown-in`, or with a hint (`unknown_id`) `…-mixed`, `…-did-you-mean`."""
+    hint, params = unknown_id(known, given)
+    suffix = {"id.mixed-script": "-mixed", "id.did-you-mean": "-did-you-mean"}.get(hint, "")
+    return "infraction.unknown-in" + suffix, {"infraction": given, "rulebook": rulebook,
+                                              **params}

@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from sudya.domain.engine import aggravation, cancellation, repeats, sanctions, validity
 from sudya.domain.engine.model import FROZEN, Offence, Reason, Ruling
 from sudya.domain.engine.sanctions import note
-from sudya.domain.errors import RuleError
+from sudya.domain.errors import RuleError, unknown_infraction
 from sudya.domain.rulebook.schema import Detail, Infraction, NoPenalty, Outcome
-from sudya.domain.rulebook.search import unknown_infraction
 
 if TYPE_CHECKING:
     from sudya.domain.engine.state import EngineState
@@ -39,7 +38,8 @@ def offence(state: EngineState, ev: Offence) -> None:
     book = state.book
     inf = book.infraction(ev.infraction)
     if inf is None:  # (with a «did you mean», or the Cyrillic letters in a Latin id named)
-        code, params = unknown_infraction(book, ev.infraction)
+        code, params = unknown_infraction((i.id for i in book.infractions), ev.infraction,
+                                          book.id)
         raise RuleError(code, field="infraction", **params)
     if inf.only_by is not None:  # (004: some penalties are the head judge's alone, §4 E12)
         state.check_only_by(ev.judge, inf.only_by.roles)

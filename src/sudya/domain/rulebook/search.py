@@ -81,32 +81,3 @@ def find(book: Rulebook, query: str, infractions: Iterable[Infraction] | None = 
         return pool
     return [inf for inf in pool if matches(inf, query)]
 
-
-# Cyrillic letters that look like Latin ones (а, е, о, р, с, у, х, …): an id typed on a
-# Russian keyboard layout, or pasted from a Russian text, looks right and is not
-_LOOKALIKE = str.maketrans("аеорсухкмтвнАЕОРСУХКМТВН", "aeopcyxkmtbhAEOPCYXKMTBH")
-
-
-def unknown_id(known: Iterable[str], given: str) -> tuple[str, dict[str, str]]:
-    """The message code and its parameters for an id that is none of `known`: with the
-    Cyrillic letters typed in a Latin id named (and the id meant, when that is one), or the
-    nearest known id («did you mean»), or neither."""
-    import difflib
-
-    ids = list(known)
-    cyrillic = sorted({ch for ch in given if "\u0400" <= ch <= "\u04ff"})
-    if cyrillic and any(ch.isascii() and ch.isalpha() for ch in given):
-        meant = given.translate(_LOOKALIKE)
-        return "id.mixed-script", {"letters": " ".join(cyrillic),
-                                   "suggestion": meant if meant in ids else ""}
-    close = difflib.get_close_matches(given, ids, n=1, cutoff=0.75)
-    return ("id.did-you-mean", {"suggestion": close[0]}) if close else ("", {})
-
-
-def unknown_infraction(book: Rulebook, given: str) -> tuple[str, dict[str, str]]:
-    """The message code and parameters refusing an infraction id the rulebook has not
-    (`infraction.unknown-in`, `…-mixed`, `…-did-you-mean`: `unknown_id`)."""
-    hint, params = unknown_id((i.id for i in book.infractions), given)
-    suffix = {"id.mixed-script": "-mixed", "id.did-you-mean": "-did-you-mean"}.get(hint, "")
-    return "infraction.unknown-in" + suffix, {"infraction": given, "rulebook": book.id,
-                                              **params}
