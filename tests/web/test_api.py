@@ -596,3 +596,16 @@ def test_replay_of_a_wrong_scenario_is_422_with_the_message(client: TestClient) 
     # the HTTP API reads no files from the server
     r = client.post(f"{API}/replay", json={**scenario, "rulebook": "/etc/passwd.yaml"})
     assert r.status_code == 422 and r.json()["detail"].startswith("rulebook:")
+
+
+def test_refusals_of_who_is_asking_have_codes(client: TestClient) -> None:
+    """Issue 38: a 401 of the API is shaped as every refusal — where, the message, a stable
+    code in `type` (never the English sentence), and the code in `Sudya-Code`."""
+    r = client.get(f"{API}/me")
+    assert r.status_code == 401
+    [item] = r.json()["detail"]
+    assert item["type"] == "auth.sign-in-first" and r.headers["sudya-code"] == item["type"]
+    r = client.post(f"{API}/login", json={"username": "glavsud", "password": "nope-nope"})
+    [item] = r.json()["detail"]
+    assert (r.status_code, item["type"]) == (401, "auth.wrong-password")
+    assert " " not in item["type"]

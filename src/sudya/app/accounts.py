@@ -443,7 +443,7 @@ def sign_in(ledger: Ledger, *, username: str, password: str, throttle: Throttle,
     with throttle.hashing(address):  # the connection is back in the pool by now
         ok, new_hash = _check_password(stored, password)
     if not ok or view is None:
-        raise AuthError("wrong username or password", status=401, field="password")
+        raise AuthError("auth.wrong-password", status=401, field="password")
     token = secrets.token_urlsafe(32)
     with ledger.uow().begin() as s:
         throttle.succeeded_in(s, by_name, by_address)

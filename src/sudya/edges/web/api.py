@@ -306,7 +306,7 @@ async def _caller(ctx: C, _b: Annotated[Any, Security(_bearer)] = None,
 def _user_of(ctx: Ctx) -> UserView:
     """The signed-in user (their session read now, in the caller's thread), or 401."""
     if ctx.user is None:
-        raise ApiError("sign in first (POST /api/v1/login)", status=401)
+        raise ApiError("auth.sign-in-first", status=401)
     return ctx.user
 
 

@@ -58,8 +58,7 @@ def _dq(ctx: Ctx, tid: int, event: str) -> tuple[DisqualificationView, Permissio
         raise ApiError(exc.code, status=404, field=exc.field, **exc.params) from None
     may = ctx.read(permission, st.roles, tournament=tid, subjects=dq.subjects)
     if not may.roles and not may.reads_all:
-        raise ApiError("you may neither read nor write statements in this tournament",
-                       status=403)
+        raise ApiError("statement.no-access", status=403)
     return dq, may
 
 

@@ -166,7 +166,12 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
     @app.exception_handler(LoginRequired)
     async def login_required(request: Request, exc: LoginRequired) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"detail": "sign in first"}, status_code=401)
+            # the shape of every refusal of the API: where, the message, its code
+            refusal = AuthError("auth.sign-in-first", status=401)
+            return JSONResponse({"detail": [{"loc": ["header", "authorization"],
+                                             "msg": str(refusal), "type": refusal.code,
+                                             "params": {}}]},
+                                status_code=401, headers={"Sudya-Code": refusal.code})
         return see_other(f"/login?next={request.url.path}")
 
     app.mount("/static", StaticAssets(assets), name="static")

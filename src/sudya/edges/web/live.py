@@ -256,15 +256,15 @@ def _access(app: Sudya, token: str | None, tid: int) -> Access:
     """The tournament's pages' rule: a signed-in user with a role in it (any role)."""
     user = app.read(session_user, token)
     if user is None:
-        raise AuthError("sign in first (POST /api/v1/login)", status=401)
+        raise AuthError("auth.sign-in-first", status=401)
     try:
         st = app.standing(Actor(name=user.username, user=user), tid)
     except LedgerError as exc:
         if exc.code != "tournament.unknown":
             raise
-        raise AuthError("no such tournament", status=404, field="tid") from None
+        raise AuthError("tournament.unknown", status=404, field="tid", tournament=tid) from None
     if not st.can("member"):
-        raise AuthError("you have no role in this tournament", status=403)
+        raise AuthError("access.no-role", status=403)
     series = st.tournament.series.id
     return Access(series=series, marks=app.read(changes.marks, series=series))
 
@@ -289,7 +289,7 @@ async def events(request: Request, tid: Annotated[int, Path(ge=1, le=2**31 - 1)]
     """The tournament's changes as Server-Sent Events (see the module's docstring)."""
     live = live_of(request.app)
     if live.count >= live.max_listeners:
-        raise AuthError("too many live streams; try again shortly", status=503,
+        raise AuthError("live.too-many", status=503,
                         retry_after=5)
     # a short read of its own: no session of the request is held while the stream is open
     access = await asyncio.to_thread(_access, live.app, _token(request), tid)

@@ -216,7 +216,7 @@ def api_report(ctx: C, tid: Annotated[int, Path(ge=1, le=BIGGEST_ID)],
                                Query(description="ru (default) or en")] = None,
                standings: StandingsQuery = None) -> JudgeReportView:
     if ctx.user is None:
-        raise AuthError("sign in first (POST /api/v1/login)", status=401)
+        raise AuthError("auth.sign-in-first", status=401)
     _officer(ctx, tid)
     return ctx.read(judge_report, tournament=tid, lang=lang or _lang(),
                     standings=_places(standings))
