@@ -388,7 +388,10 @@ def test_decision_on_the_aggravated_ruling(client: TestClient, auth: Any, ledger
                     json={"of": hoops["event"], "sanctions": table})
     assert r.status_code == 422
     assert fields(r) == ["sanctions"]
-    assert "stricter" in r.json()["detail"][0]["msg"]
+    assert "не строже табличного" in r.json()["detail"][0]["msg"]  # Russian by default
+    english = client.post(f"{API}/tournaments/{clan}/decisions?lang=en", headers=auth("master"),
+                          json={"of": hoops["event"], "sanctions": table})
+    assert "stricter" in english.json()["detail"][0]["msg"]
     assert rows(ledger) == before
 
     stricter = [*table, {"kind": "warning"}]

@@ -67,7 +67,7 @@ def test_the_api_answers_503_with_retry_after(client: TestClient, ledger: Ledger
     assert r.status_code == 503 and r.headers["retry-after"] == str(BUSY_RETRY_AFTER)
     [item] = r.json()["detail"]
     assert item["type"] == "ledger.busy" and item["params"] == {"seconds": 0.05}
-    assert "nothing was recorded" in item["msg"]
+    assert "ничего не записано" in item["msg"]
     assert infractions(ledger) == before
     # sent again once the queue moves: recorded once
     r = client.post(f"{API}/tournaments/{BERSERK}/infractions", json=body, headers=auth)

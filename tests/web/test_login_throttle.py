@@ -152,7 +152,7 @@ def test_the_api_answers_429_with_retry_after_and_lets_the_user_in_after_it(
     assert r.status_code == 429 and r.headers["retry-after"] == "1"
     [item] = r.json()["detail"]
     assert item["type"] == "login.throttled" and item["params"] == {"seconds": 1}
-    assert item["msg"] == "too many failed logins: wait 1 s and try again"
+    assert item["msg"] == "слишком много неудачных попыток входа: подождите 1 с и попробуйте снова"
     clock.now += 1
     assert api_login(c, "glavsud", PASSWORD) == 200
 

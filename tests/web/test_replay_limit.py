@@ -50,8 +50,8 @@ def test_an_anonymous_replay_over_the_limit_is_413_naming_events(small: TestClie
     assert item["loc"] == ["body", "events"]
     assert item["type"] == "replay.too-many-events-anonymous"
     assert item["params"] == {"count": 6, "limit": 5, "signed_in": 8}
-    assert item["msg"] == ("events: the scenario has 6 events; without signing in at most 5 "
-                           "are replayed (8 when signed in)")
+    assert item["msg"] == ("events: событий в сценарии: 6, а без входа разбирается не больше 5 "
+                           "(после входа — до 8)")
 
 
 def test_a_signed_in_caller_replays_more(small: TestClient) -> None:

@@ -57,7 +57,7 @@ def test_a_second_result_for_the_pair_and_round_is_refused(client: TestClient, a
         assert problem["type"] == "result.entered"
         assert problem["loc"] == ["body", "players"]
         assert problem["params"]["event"] == first
-        assert "already entered" in problem["msg"] and first in problem["msg"]
+        assert "уже записан" in problem["msg"] and first in problem["msg"]
     assert stored(ledger) == before  # nothing stored
     alisa, boris = alisa_and_boris(client)
     assert (alisa["matches"], alisa["match_points"], boris["matches"]) == (1, 3, 1)

@@ -87,7 +87,8 @@ class ApiError(AuthError):
 # ---------------------------------------------------------------------- error shapes
 class ErrorItem(BaseModel):
     loc: list[str | int] = Field(description="Where: `body`, then the field's path.")
-    msg: str = Field(description="The message in English.")
+    msg: str = Field(description="The message in the request's language (`?lang=en`, the "
+                                 "`lang` cookie; Russian by default).")
     type: str = Field(description="Its code: a key of the message catalogues.")
     params: dict[str, Any] | None = Field(default=None, description="The parameters of the "
                                           "code's text, to render it in another language.")

@@ -132,8 +132,11 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
         if retry_after is not None:
             headers["Retry-After"] = str(retry_after)
         if request.url.path.startswith("/api/"):
+            # the message in the request's language (?lang=, the lang cookie; Russian by
+            # default), its code in `type` for scripts
             return JSONResponse({"detail": [{"loc": ["body", *field.split(".")] if field
-                                             else ["body"], "msg": str(exc),
+                                             else ["body"],
+                                             "msg": exc.render(i18n.current_lang.get()),
                                              "type": exc.code,
                                              "params": jsonable_encoder(exc.params)}]},
                                 status_code=status, headers=headers)
@@ -169,7 +172,8 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
             # the shape of every refusal of the API: where, the message, its code
             refusal = AuthError("auth.sign-in-first", status=401)
             return JSONResponse({"detail": [{"loc": ["header", "authorization"],
-                                             "msg": str(refusal), "type": refusal.code,
+                                             "msg": refusal.render(i18n.current_lang.get()),
+                                             "type": refusal.code,
                                              "params": {}}]},
                                 status_code=401, headers={"Sudya-Code": refusal.code})
         return see_other(f"/login?next={request.url.path}")
