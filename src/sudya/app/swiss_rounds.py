@@ -9,6 +9,7 @@ player is given the tournament's points for a win), as card-game Swiss events co
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import delete, func, select
@@ -69,35 +70,44 @@ def entrants(s: Session, tournament: int, round: int) -> list[swiss.Entrant]:
     return out
 
 
+def _clear_round(s: Session, tournament: int, round: int) -> None:
+    """Lock the tournament (its row is the pairing's lock, as an imported round's), refuse a
+    round that has a result, and take away what the round had: its tables and its bye (its
+    own bye is no point of the standings it is paired from)."""
+    if s.get(m.Tournament, tournament, with_for_update=True) is None:
+        raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
+    if s.scalar(select(func.count()).select_from(m.Result).where(
+            m.Result.tournament_id == tournament, m.Result.round == round)):
+        raise LedgerError("pairing.round-has-results", field="round", round=round)
+    s.execute(delete(m.Pairing).where(m.Pairing.tournament_id == tournament,
+                                      m.Pairing.round == round))
+    s.execute(delete(m.RoundBye).where(m.RoundBye.tournament_id == tournament,
+                                       m.RoundBye.round == round))
+
+
+def _store_round(s: Session, tournament: int, round: int, tables: Iterable[swiss.Pairing],
+                 bye: str | None, actor: Actor) -> None:
+    """The round's tables and bye, stamped with who paired them."""
+    stamp: dict[str, Any] = {"created_at": m.now(), "created_by": actor.name,
+                             "request_id": actor.request_id}
+    s.add_all(m.Pairing(tournament_id=tournament, round=round, table_no=p.table,
+                        player_a=p.a, player_b=p.b, **stamp) for p in tables)
+    if bye is not None:
+        s.add(m.RoundBye(tournament_id=tournament, round=round, player=bye, **stamp))
+
+
 def pair(ledger: Ledger, *, tournament: int, round: int, seed: int | None,
          actor: Actor) -> PairedRoundView:
     """Pair `round` (again, while it has no result) and store it in place of what it had."""
     if not 1 <= round <= MAX_ROUND:
         raise LedgerError("value.between", field="round", least=1, most=MAX_ROUND)
     with ledger.uow().begin() as s:
-        # the tournament's row is the pairing's lock (as an imported round's)
-        t = s.get(m.Tournament, tournament, with_for_update=True)
-        if t is None:
-            raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
-        if s.scalar(select(func.count()).select_from(m.Result).where(
-                m.Result.tournament_id == tournament, m.Result.round == round)):
-            raise LedgerError("pairing.round-has-results", field="round", round=round)
-        # what the round had goes first: its own bye is no point of the standings it is
-        # paired from (paired again, round 1 is the same round)
-        s.execute(delete(m.Pairing).where(m.Pairing.tournament_id == tournament,
-                                          m.Pairing.round == round))
-        s.execute(delete(m.RoundBye).where(m.RoundBye.tournament_id == tournament,
-                                           m.RoundBye.round == round))
+        _clear_round(s, tournament, round)
         field = entrants(s, tournament, round)
         if sum(not e.dropped for e in field) < 2:
             raise LedgerError("pairing.too-few", field="round", count=len(field))
         made = swiss.pair_round(field, seed=seed if seed is not None else tournament * 1000 + round)
-        stamp: dict[str, Any] = {"created_at": m.now(), "created_by": actor.name,
-                                 "request_id": actor.request_id}
-        s.add_all(m.Pairing(tournament_id=tournament, round=round, table_no=p.table,
-                            player_a=p.a, player_b=p.b, **stamp) for p in made.tables)
-        if made.bye is not None:
-            s.add(m.RoundBye(tournament_id=tournament, round=round, player=made.bye, **stamp))
+        _store_round(s, tournament, round, made.tables, made.bye, actor)
     return PairedRoundView(
         round=round, bye=made.bye,
         tables=[PairingRowView(table=p.table, a=p.a, b=p.b) for p in made.tables],
@@ -111,24 +121,12 @@ def cut(ledger: Ledger, *, tournament: int, round: int, size: int,
     if size not in (2, 4, 8):
         raise LedgerError("pairing.cut-size", field="size", size=size)
     with ledger.uow().begin() as s:
-        t = s.get(m.Tournament, tournament, with_for_update=True)
-        if t is None:
-            raise LedgerError("tournament.unknown", field="tournament", tournament=tournament)
-        if s.scalar(select(func.count()).select_from(m.Result).where(
-                m.Result.tournament_id == tournament, m.Result.round == round)):
-            raise LedgerError("pairing.round-has-results", field="round", round=round)
+        _clear_round(s, tournament, round)
         ranked = [e.handle for e in entrants(s, tournament, round) if not e.dropped]
         if len(ranked) < size:
             raise LedgerError("pairing.too-few", field="round", count=len(ranked))
         tables = swiss.top_cut(ranked, size)  # type: ignore[arg-type]
-        s.execute(delete(m.Pairing).where(m.Pairing.tournament_id == tournament,
-                                          m.Pairing.round == round))
-        s.execute(delete(m.RoundBye).where(m.RoundBye.tournament_id == tournament,
-                                           m.RoundBye.round == round))
-        stamp: dict[str, Any] = {"created_at": m.now(), "created_by": actor.name,
-                                 "request_id": actor.request_id}
-        s.add_all(m.Pairing(tournament_id=tournament, round=round, table_no=p.table,
-                            player_a=p.a, player_b=p.b, **stamp) for p in tables)
+        _store_round(s, tournament, round, tables, None, actor)
     return PairedRoundView(round=round, tables=[PairingRowView(table=p.table, a=p.a, b=p.b)
                                                 for p in tables])
 

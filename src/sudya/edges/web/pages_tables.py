@@ -3,6 +3,7 @@ a player, and the pairings page where a round's tables are uploaded from CSV."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -198,10 +199,10 @@ def pairings_upload(ctx: C, tid: int, request: Request, form: forms.Posted) -> R
                  errors=errors)
 
 
-@router.post("/t/{tid}/pairings/swiss")
-def pairings_swiss(ctx: C, tid: int, form: forms.Posted) -> Response:
-    """Sudya pairs the round (again, until its first result): the Swiss rules of
-    domain.swiss, from the standings, the results and the byes so far."""
+def _pair(ctx: Ctx, tid: int, form: Any, which: str,
+          command: Callable[[TournamentView, int], Any]) -> Response:
+    """A round paired by Sudya from the Pairings page (`which`: the form, `swiss` or `cut`,
+    each refusal beside it): the round asked, the command the core runs for it."""
     st = ctx.standing(tid)  # the core refuses one who may not pair
     t, roles = st.tournament, st.roles
     ctx.check_csrf(str(form.get("csrf", "")))
@@ -209,34 +210,28 @@ def pairings_swiss(ctx: C, tid: int, form: forms.Posted) -> Response:
     number = forms.whole_number(values["round"], 100)
     if number is None or number < 1:
         return _page(ctx, t, roles, None, status=422, values=values,
-                     errors={"swiss": _("A whole number from 1 to 100.")})
+                     errors={which: _("A whole number from 1 to 100.")})
     try:
-        paired = ctx.app.handle(views.command(PairRound, round=number), ctx.actor(), tid)
+        paired = ctx.app.handle(command(t, number), ctx.actor(), tid)
     except AuthError:
         raise
     except SudyaError as exc:
         return _page(ctx, t, roles, number, status=422, values=values,
-                     errors={"swiss": i18n.error(exc)})
+                     errors={which: i18n.error(exc)})
     return _page(ctx, t, roles, number, paired=paired)
+
+
+@router.post("/t/{tid}/pairings/swiss")
+def pairings_swiss(ctx: C, tid: int, form: forms.Posted) -> Response:
+    """Sudya pairs the round (again, until its first result): the Swiss rules of
+    domain.swiss, from the standings, the results and the byes so far."""
+    return _pair(ctx, tid, form, "swiss",
+                 lambda _t, number: views.command(PairRound, round=number))
 
 
 @router.post("/t/{tid}/pairings/cut")
 def pairings_cut(ctx: C, tid: int, form: forms.Posted) -> Response:
     """The top cut's first round, of the size the tournament's plan sets."""
-    st = ctx.standing(tid)  # the core refuses one who may not pair
-    t, roles = st.tournament, st.roles
-    ctx.check_csrf(str(form.get("csrf", "")))
-    values = {"round": str(form.get("round", "")).strip()}
-    number = forms.whole_number(values["round"], 100)
-    if number is None or number < 1:
-        return _page(ctx, t, roles, None, status=422, values=values,
-                     errors={"cut": _("A whole number from 1 to 100.")})
-    try:
-        paired = ctx.app.handle(views.command(PairTopCut, round=number, size=t.plan.top_cut),
-                                ctx.actor(), tid)
-    except AuthError:
-        raise
-    except SudyaError as exc:
-        return _page(ctx, t, roles, number, status=422, values=values,
-                     errors={"cut": i18n.error(exc)})
-    return _page(ctx, t, roles, number, paired=paired)
+    return _pair(ctx, tid, form, "cut",
+                 lambda t, number: views.command(PairTopCut, round=number,
+                                                 size=t.plan.top_cut))
