@@ -42,10 +42,12 @@ def test_sixty_wrong_logins_at_once_cost_a_few_hashes(ledger: Ledger,
     hashes.clear()
     throttle = Throttle()
     answers: list[int] = []
+    # all sixty start together; the test waits for every answer however slow the machine
+    # is (a timeout here failed a loaded CI run with six answers of sixty, issue 38)
     barrier = threading.Barrier(60)
 
     def guess(i: int) -> None:
-        barrier.wait(30)
+        barrier.wait()
         try:
             sign_in(ledger, username="anna", password=f"wrong-{i}", throttle=throttle,
                     address="198.51.100.7")
@@ -56,7 +58,7 @@ def test_sixty_wrong_logins_at_once_cost_a_few_hashes(ledger: Ledger,
     for t in threads:
         t.start()
     for t in threads:
-        t.join(60)
+        t.join()
     assert sorted(set(answers)) == [401, 429] and len(answers) == 60
     assert answers.count(401) <= throttle.free  # counted before the hash: no more get one
     assert len(hashes) == answers.count(401)

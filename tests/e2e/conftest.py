@@ -13,11 +13,10 @@ CI (CI=true), where that fails the run: a CI run must not pass without its brows
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_kit import CHROMIUM, PHONE, SCREENSHOTS, Server, demo_server, need_chromium, sign_in
+from e2e_kit import CHROMIUM, PHONE, Server, demo_server, need_chromium, sign_in
 from playwright.sync_api import Page
 
 
@@ -47,15 +46,6 @@ def browser_type_launch_args() -> dict[str, Any]:
 def browser_context_args(browser_context_args: dict[str, Any], base_url: str
                          ) -> dict[str, Any]:
     return {**browser_context_args, **PHONE, "base_url": base_url}
-
-
-@pytest.fixture(scope="session", autouse=True)
-def screenshots_folder() -> Path:
-    """artifacts/screenshots/, emptied of the last run's pictures."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    for old in SCREENSHOTS.glob("*.png"):
-        old.unlink()
-    return SCREENSHOTS
 
 
 @pytest.fixture

@@ -95,6 +95,6 @@ def test_writes_waiting_for_their_turn_hold_no_connection(
     finally:
         turn.release()
     for thread in threads:
-        thread.join(60)
+        thread.join()
     assert answers == [200] * waiting
     assert pool.checkedout() == 0
