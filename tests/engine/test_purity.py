@@ -16,7 +16,7 @@ ALLOWED = {"__future__", "ast", "calendar", "collections", "dataclasses", "datet
            "fractions", "threading",
            "heapq", "bisect",
            "math", "difflib",
-           "typing", "simpleeval", "pydantic"}
+           "typing", "simpleeval", "pydantic", "pydantic_core"}
 ALLOWED_SUDYA = ("sudya.domain.engine", "sudya.domain.errors", "sudya.domain.rulebook.schema",
                  "sudya.domain.rulebook.formula")
 # errors.py renders its text from the catalogues when asked (a call-time import)

@@ -10,6 +10,7 @@ layer may not import).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,8 +25,8 @@ from sudya.domain.errors import RulebookError
 from sudya.domain.rulebook import loader
 from sudya.domain.rulebook.describe import explain, label, level_cells, repeat_lines, special_rules
 from sudya.domain.rulebook.lint import Finding, lint_book
-from sudya.domain.rulebook.schema import Rulebook
-from sudya.i18n.messages import render
+from sudya.domain.rulebook.schema import BrokenReferences, Outcome, RefProblem, Rulebook
+from sudya.i18n.messages import LANGS, render
 
 Loc = tuple[str | int, ...]
 
@@ -81,6 +82,9 @@ class Problem:
     column: int | None = None  # 1-based
     path: str = ""  # the key path, list items by their id: infractions[noise].penalty
     message: str = ""  # the text of a finding that has no code
+    # the key path in the YAML tree, list items by index: ("infractions", 0, "penalty",
+    # "low") (a form editor puts the problem beside its row and column); () for the text
+    keys: Loc = ()
 
     def text(self, lang: str = "ru", book: Rulebook | None = None) -> str:
         """The message in a language (the key path and line are the caller's to show)."""
@@ -179,11 +183,19 @@ def _position(data: Any, loc: Sequence[str | int]) -> tuple[int | None, int | No
 
 def _schema_problems(data: Any, exc: ValidationError) -> list[Problem]:
     """One problem per error of the rulebook's format (union branches reported once), as
-    the loader reports them: the key path present in the text, and its line."""
+    the loader reports them: the key path present in the text, and its line. A refusal of
+    the rulebook's own validators keeps its code (`draft.*`) and parameters; its broken
+    references are one problem each, placed at the value they are about."""
     out: list[Problem] = []
     seen: set[tuple[str, str]] = set()
-    for err in exc.errors():
+    for err in _coded_branches(exc.errors()):
+        ctx = err.get("ctx") or {}
+        if err["type"] == "value_error" and isinstance(ctx.get("error"), BrokenReferences):
+            out += [_reference(data, ref) for ref in ctx["error"].problems]
+            continue
         raw = [p for p in err["loc"] if not (isinstance(p, str) and "[" in p)]
+        if err["type"].startswith("draft.") and ctx.get("at"):
+            raw.append(ctx["at"])  # the key of the model the refusal is about
         loc = loader._existing(data, raw)
         line, column = _position(data, loc)
         path = loader._readable_loc(data, loc)
@@ -193,10 +205,14 @@ def _schema_problems(data: Any, exc: ValidationError) -> list[Problem]:
         elif err["type"] == "extra_forbidden" and loc:
             key = str(loc[-1])
         code = SCHEMA_CODES.get(err["type"], "draft.schema")
-        ctx = err.get("ctx") or {}
         message = str(err["msg"]).removeprefix("Value error, ")
         params: dict[str, Any] = {"problem": message, "key": key}
-        if code == "draft.schema.literal":
+        if err["type"].startswith("draft."):  # the rulebook's own validator: coded
+            code = err["type"]
+            params = {k: v for k, v in ctx.items() if k != "at"}
+            if "choices" in params and not params["choices"]:
+                params["choices"] = _none()
+        elif code == "draft.schema.literal":
             params["expected"] = str(ctx.get("expected", ""))
         elif code in ("draft.schema.at-least", "draft.schema.more-than", "draft.schema.at-most"):
             params["limit"] = next((ctx[k] for k in ("ge", "gt", "le") if k in ctx), "")
@@ -207,8 +223,153 @@ def _schema_problems(data: Any, exc: ValidationError) -> list[Problem]:
         seen.add((path, message))
         if code == "draft.schema.missing" and key:
             path = f"{path}.{key}" if path else key
-        out.append(Problem(code, params, line=line, column=column, path=path))
+        out.append(Problem(code, params, line=line, column=column, path=path,
+                           keys=tuple(loc)))
     return out
+
+
+def _branch(loc: Sequence[Any]) -> tuple[tuple[Any, ...], str] | None:
+    """The key path to a value of several forms, and the form an error is about (pydantic
+    names it in `loc`: `dict[str,…]`, `function-after[…, Outcome]`); None outside one."""
+    for i, part in enumerate(loc):
+        if isinstance(part, str) and "[" in part:
+            return tuple(loc[:i]), part
+    return None
+
+
+def _coded_branches(errors: list[Any]) -> list[Any]:
+    """A value of several forms (a penalty: one cell or a cell per level) that one form's own
+    validator refused (a `draft.*` code) was meant as that form: the other forms' errors
+    (`high` is not a key of a cell) are left out."""
+    coded: dict[tuple[Any, ...], set[str]] = {}
+    for err in errors:
+        branch = _branch(err["loc"])
+        if branch is not None and err["type"].startswith("draft."):
+            coded.setdefault(branch[0], set()).add(branch[1])
+    return [err for err in errors
+            if (branch := _branch(err["loc"])) is None or branch[0] not in coded
+            or branch[1] in coded[branch[0]]]
+
+
+def _reference(data: Any, ref: RefProblem) -> Problem:
+    """A broken reference placed at the value it is about (as far as the text writes it out:
+    `professional: warnin` for `professional: {sanctions: [{kind: warnin}]}`), worded with
+    where it is (`place`) and what it may name instead (`choices`, with their names)."""
+    keys = loader._existing(data, ref.loc)
+    line, column = _position(data, keys)
+    params = dict(ref.params)
+    params["place"] = _place(data, ref.loc)
+    if "kind" in params:  # a sanction kind the rulebook defines, by its name
+        sanctions = _names(data.get("sanctions"))
+        params["kind_name"] = _named({"id": params["kind"],
+                                      "name": sanctions.get(str(params["kind"]))})
+    if "choices" in params:
+        wrote = next((str(params[k]) for k in ("kind", "level", "role", "setting",
+                                               "infraction", "detail", "names")
+                      if k in params), "")
+        params["choices"] = _choices(data, ref.code, list(params["choices"]),
+                                     wrote.split(", ")[0])
+    return Problem(ref.code, params, line=line, column=column,
+                   path=loader._readable_loc(data, keys), keys=tuple(keys))
+
+
+# where the ids a reference may name are listed, with their names: code -> top-level key
+NAMED = {"draft.ref.kind": "sanctions", "draft.ref.level": "levels", "draft.ref.role": "roles",
+         "draft.ref.setting": "settings", "draft.ref.setting-read": "settings",
+         "draft.ref.infraction": "infractions", "draft.ref.common-detail": "common_details"}
+MOST_CHOICES = 12  # more than this: the ones like what was written, then «…»
+
+
+def _choices(data: Any, code: str, ids: list[str], wrote: str) -> dict[str, str]:
+    """The ids a reference may name, each with its name where the rulebook gives one
+    («Замечание (caution)»), in each language."""
+    if not ids:
+        return _none()
+    shown, more = ids, False
+    if len(ids) > MOST_CHOICES:
+        shown = difflib.get_close_matches(wrote, ids, n=5, cutoff=0.6) or ids[:MOST_CHOICES]
+        more = True
+    named = _names(data.get(NAMED[code]) if code in NAMED else None)
+    out: dict[str, str] = {}
+    for lang in LANGS:
+        words = []
+        for ident in shown:
+            name = _in(named.get(ident), lang)
+            words.append(f"{name} ({ident})" if name and name != ident else ident)
+        out[lang] = ", ".join(words) + (", …" if more else "")
+    return out
+
+
+def _none() -> dict[str, str]:
+    """«none» as a list of choices reads (the rulebook has nothing to choose from)."""
+    return {lang: render("draft.choices.none", None, lang) for lang in LANGS}
+
+
+def _names(node: Any) -> dict[str, Any]:
+    """id -> its `name` as written, for a list of items with ids or a mapping by id."""
+    if isinstance(node, Mapping):
+        return {str(k): v.get("name") for k, v in node.items() if isinstance(v, Mapping)}
+    if isinstance(node, list):
+        return {str(item["id"]): item.get("name") for item in node
+                if isinstance(item, Mapping) and "id" in item}
+    return {}
+
+
+def _in(name: Any, lang: str) -> str:
+    """A name as written (a text, or {ru: …, en: …}) in a language ("" for none)."""
+    if isinstance(name, str):
+        return name
+    if isinstance(name, Mapping):
+        return str(name.get(lang) or name.get("ru") or "")
+    return ""
+
+
+def _item(data: Any, key: str, index: Any) -> Any:
+    node = data.get(key) if isinstance(data, Mapping) else None
+    if isinstance(node, list) and isinstance(index, int) and index < len(node):
+        return node[index]
+    return None
+
+
+def _named(item: Any) -> dict[str, str]:
+    """An item's name in each language (its id where it has no name)."""
+    if not isinstance(item, Mapping):
+        return {lang: "?" for lang in LANGS}
+    return {lang: _in(item.get("name"), lang) or str(item.get("id", "?")) for lang in LANGS}
+
+
+# a top-level key a reference may be under that names its place in words
+PLACES = ("ladder", "conversions", "accumulation", "stacking", "scoring", "appeals")
+
+
+def _place(data: Any, loc: Sequence[str | int]) -> dict[str, str]:
+    """Where in the rulebook a key path is, in words of each language: «Нарушение «Шум»,
+    уровень «Высокий»», «Пенальти «Предупреждение»», «Лестница пенальти»."""
+    parts: list[tuple[str, dict[str, Any]]] = []
+    head = loc[0] if loc else ""
+    if head == "infractions" and len(loc) > 1:
+        parts.append(("draft.place.infraction", {"name": _named(_item(data, head, loc[1]))}))
+        levels = _names(data.get("levels"))
+        rest = list(loc[2:])
+        for key, after in zip(rest, [*rest[1:], None], strict=True):
+            if key == "variants" and isinstance(after, int):
+                parts.append(("draft.place.variant", {"n": after + 1}))
+            elif key == "penalty" and isinstance(after, str) and after in levels:
+                level = {"id": after, "name": levels[after]}
+                parts.append(("draft.place.level", {"name": _named(level)}))
+            elif key == "repeats" and isinstance(after, int):
+                parts.append(("draft.place.repeat", {"n": after + 2}))
+            elif (key == "options" and isinstance(after, str)
+                  and after not in Outcome.model_fields):
+                parts.append(("draft.place.option", {"name": after}))
+    elif head == "sanctions" and len(loc) > 1:
+        parts.append(("draft.place.sanction", {"name": _named(_item(data, head, loc[1]))}))
+    elif head in PLACES:
+        parts.append((f"draft.place.{head}", {}))
+    else:
+        parts.append(("draft.place.rulebook", {}))
+    return {lang: ", ".join(render(code, params, lang) for code, params in parts)
+            for lang in LANGS}
 
 
 def _finding(f: Finding, data: Any) -> Problem:
@@ -220,7 +381,7 @@ def _finding(f: Finding, data: Any) -> Problem:
                                      .split(".") if p])
     line, column = _position(data, keys)
     return Problem(f.code, dict(f.params), severity=f.severity, line=line, column=column,
-                   path=f.where, message=f.message)
+                   path=f.where, message=f.message, keys=tuple(keys))
 
 
 # ------------------------------------------------------------------ the catalogue

@@ -2,11 +2,19 @@
 
 A rulebook YAML file is loaded into :class:`Rulebook`. Formulas and conditions are parsed
 here, once, and their names checked against what the rule declares.
+
+Every refusal is a message code of `locale/codes/drafts.*.po` with its parameters, so the
+web editor words it in the organiser's language: a single refusal is a pydantic error whose
+`type` is the code (`_custom`); the cross-references of a whole rulebook, checked at once,
+are `RefProblem`s carried by one `BrokenReferences` error. Their English text is what the
+loader and the CLI show.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Annotated, Any, Literal
 
@@ -20,6 +28,7 @@ from pydantic import (
     WithJsonSchema,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from sudya.domain.rulebook.formula import Formula, FormulaError
 
@@ -27,6 +36,41 @@ from sudya.domain.rulebook.formula import Formula, FormulaError
 CONTEXT_NAMES = frozenset(
     {"tournament_level", "settings", "offender", "round", "amount", "earlier_count"}
 )
+
+
+Loc = tuple[str | int, ...]
+
+
+def _custom(code: str, message: str, **ctx: Any) -> PydanticCustomError:
+    """A validator's refusal as a code (pydantic reports it as the error's `type`, `ctx` as
+    its parameters); `message` is its English template over `ctx` (`{name}`). `ctx["at"]`,
+    where given, is the key of the model the refusal is about (`order` of `scoring`)."""
+    return PydanticCustomError(code, message, ctx)
+
+
+@dataclass(frozen=True)
+class RefProblem:
+    """A reference of a rulebook to something it does not define (or a combination that
+    cannot work): its message code and parameters (ids; `choices`: the ids it may name
+    instead), the key path of the offending value in the YAML as written in full (list
+    items by index: ("infractions", 12, "penalty", "professional", "sanctions", 0, "kind")),
+    and its English line (the loader's and the CLI's)."""
+
+    code: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    loc: Loc = ()
+    text: str = ""
+
+
+class BrokenReferences(ValueError):
+    """Every `RefProblem` of a rulebook, raised at once; its text is their English lines."""
+
+    def __init__(self, problems: list[RefProblem]) -> None:
+        super().__init__("; ".join(p.text for p in problems))
+        self.problems = tuple(problems)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (a worker process) with its problems
+        return (BrokenReferences, (list(self.problems),))
 
 
 class Model(BaseModel):
@@ -70,11 +114,14 @@ def _to_formula(value: Any) -> Formula:
     if isinstance(value, Formula):
         return value
     if not isinstance(value, str):
-        raise ValueError("a formula or condition must be written as a string")
+        raise _custom("draft.formula.type", "a formula or condition must be written as a string")
     try:
         return Formula(value)
     except FormulaError as exc:
-        raise ValueError(str(exc)) from exc
+        cause = exc.__cause__
+        problem = cause.msg if isinstance(cause, SyntaxError) else str(exc)
+        raise _custom("draft.formula.syntax", "cannot parse '{formula}': {problem}",
+                      formula=value, problem=problem) from exc
 
 
 # A formula or condition, parsed once at load time; in JSON it is its source text.
@@ -162,14 +209,19 @@ class Detail(Model):
     @model_validator(mode="after")
     def _check_prefill(self) -> Detail:
         if self.prefill == "opponent" and self.type != "player":
-            raise ValueError("prefill: opponent is for a detail of type player")
+            raise _custom("draft.detail.prefill",
+                          "prefill: opponent is for a detail of type player (not {type})",
+                          type=self.type, at="prefill")
         return self
 
     @model_validator(mode="after")
     def _check_value_names(self) -> Detail:
         unknown = sorted(set(self.value_names) - set(self.values))
         if unknown:
-            raise ValueError(f"value_names: {', '.join(unknown)} not among the values")
+            raise _custom("draft.detail.value-names",
+                          "value_names: {unknown} not among the values ({choices})",
+                          unknown=", ".join(unknown), choices=", ".join(self.values),
+                          at="value_names")
         return self
 
     def value_text(self, value: str, lang: str = "ru") -> str:
@@ -260,12 +312,20 @@ class Outcome(Model):
 
     @model_validator(mode="after")
     def _check_options(self) -> Outcome:
+        if self.default is not None and not self.options:
+            raise _custom("draft.outcome.default-no-options",
+                          "default '{default}' is not one of the options (none)",
+                          default=self.default, at="default")
         if self.default is not None and self.default not in self.options:
-            raise ValueError(f"default {self.default!r} is not one of the options "
-                             f"({', '.join(self.options) or 'none'})")
+            raise _custom("draft.outcome.default",
+                          "default '{default}' is not one of the options ({choices})",
+                          default=self.default, choices=", ".join(self.options), at="default")
         unknown = sorted(set(self.option_names) - set(self.options))
         if unknown:
-            raise ValueError(f"option_names: {', '.join(unknown)} is not an option")
+            raise _custom("draft.outcome.option-names",
+                          "option_names: {unknown} is not an option ({choices})",
+                          unknown=", ".join(unknown), choices=", ".join(self.options),
+                          at="option_names")
         return self
 
     @property
@@ -562,13 +622,16 @@ def _fraction(value: Any) -> Any:
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise ValueError("a fraction must be written as a string such as \"1/3\" or \"0.33\"")
+        raise _custom("draft.fraction.type",
+                      'a fraction must be written as a string such as "1/3" or "0.33"')
     try:
         frac = Fraction(value)
     except (ValueError, ZeroDivisionError) as exc:
-        raise ValueError(f"not a fraction: {value!r}") from exc
+        raise _custom("draft.fraction.invalid", "not a fraction: '{value}'",
+                      value=value) from exc
     if not 0 <= frac <= 1:
-        raise ValueError(f"a rate must lie between 0 and 1, got {value!r}")
+        raise _custom("draft.fraction.range", "a rate must lie between 0 and 1, got '{value}'",
+                      value=value)
     return value
 
 
@@ -605,7 +668,9 @@ class Tiebreaker(Model):
             if value.get("id") == "ogw":  # MTG: each opponent's game-win rate at least 1/3
                 value = {**value, "floor": "1/3"}
         elif isinstance(value, dict) and value.get("id") in ("gw", "buchholz", "sb"):
-            raise ValueError(f"floor belongs to omw and ogw, not {value['id']}")
+            raise _custom("draft.tiebreaker.floor",
+                          "floor belongs to omw and ogw, not {tiebreaker}",
+                          tiebreaker=value["id"], at="floor")
         return value
 
 
@@ -638,17 +703,27 @@ class Scoring(Model):
     @model_validator(mode="after")
     def _check(self) -> Scoring:
         if self.kind == "points" and (self.effects or self.tiebreakers or self.next_match):
-            raise ValueError("effects, next_match and tiebreakers need kind: match-points")
+            at = next(k for k in ("effects", "next_match", "tiebreakers") if getattr(self, k))
+            raise _custom("draft.scoring.needs-match-points",
+                          "effects, next_match and tiebreakers need kind: match-points",
+                          at=at)
         if self.kind == "match-points" and self.order is not None:
-            raise ValueError("order needs kind: points (match-points is ordered by "
-                             "match_points, then the tiebreakers)")
+            raise _custom("draft.scoring.order-needs-points",
+                          "order needs kind: points (match-points is ordered by "
+                          "match_points, then the tiebreakers)", at="order")
         if self.order is not None and not self.order:
-            raise ValueError("order names at least one key")
+            raise _custom("draft.scoring.order-empty", "order names at least one key",
+                          at="order")
         if any(tb.id == "omw" for tb in self.tiebreakers) and self.win <= 0:
-            raise ValueError("tiebreaker omw needs win > 0 (match-win rates divide by it)")
+            raise _custom("draft.scoring.omw-win",
+                          "tiebreaker omw needs win > 0 (match-win rates divide by it)",
+                          at="win")
         ids = [tb.id for tb in self.tiebreakers]
-        if len(set(ids)) != len(ids):
-            raise ValueError("each tiebreaker is named once (each is one column of the table)")
+        twice = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
+        if twice is not None:
+            raise _custom("draft.scoring.tiebreaker-twice",
+                          "each tiebreaker is named once (each is one column of the table): "
+                          "{tiebreaker} is named twice", tiebreaker=twice, at="tiebreakers")
         return self
 
 
@@ -714,105 +789,144 @@ class Rulebook(Model):
 
     @model_validator(mode="after")
     def _check_references(self) -> Rulebook:
-        kinds = {k.id for k in self.sanctions}
-        levels = {lv.id for lv in self.levels}
-        problems: list[str] = []
+        """Every reference to a sanction kind, a level, a role, a setting, a detail or an
+        infraction the rulebook does not define, all at once (`BrokenReferences`)."""
+        kinds = [k.id for k in self.sanctions]
+        levels = [lv.id for lv in self.levels]
+        problems: list[RefProblem] = []
 
-        def kind(ref: str, where: str) -> None:
+        def problem(code: str, loc: Loc, text: str, **params: Any) -> None:
+            problems.append(RefProblem(code, params, loc, text))
+
+        def kind(ref: str, where: str, loc: Loc) -> None:
             if ref not in kinds:
-                problems.append(f"{where}: sanction kind {ref!r} is not defined")
+                problem("draft.ref.kind", loc, f"{where}: sanction kind {ref!r} is not defined",
+                        kind=ref, choices=tuple(kinds))
 
-        for k in self.sanctions:
-            for att in k.comes_with:
-                kind(att.kind, f"sanctions.{k.id}.comes_with")
+        for n, k in enumerate(self.sanctions):
+            at: Loc = ("sanctions", n)
+            for i, att in enumerate(k.comes_with):
+                kind(att.kind, f"sanctions.{k.id}.comes_with", (*at, "comes_with", i, "kind"))
             if k.issued_only_by:
-                kind(k.issued_only_by.otherwise, f"sanctions.{k.id}.issued_only_by.otherwise")
+                kind(k.issued_only_by.otherwise, f"sanctions.{k.id}.issued_only_by.otherwise",
+                     (*at, "issued_only_by", "otherwise"))
             if k.lost_while:
-                kind(k.lost_while.held, f"sanctions.{k.id}.lost_while.held")
-                kind(k.lost_while.becomes, f"sanctions.{k.id}.lost_while.becomes")
-        for ref in self.ladder:
-            kind(ref, "ladder")
-        for conv in self.conversions:
-            kind(conv.source_kind, "conversions.from")
-            kind(conv.to, "conversions.to")
+                kind(k.lost_while.held, f"sanctions.{k.id}.lost_while.held",
+                     (*at, "lost_while", "held"))
+                kind(k.lost_while.becomes, f"sanctions.{k.id}.lost_while.becomes",
+                     (*at, "lost_while", "becomes"))
+        for i, ref in enumerate(self.ladder):
+            kind(ref, "ladder", ("ladder", i))
+        for i, conv in enumerate(self.conversions):
+            kind(conv.source_kind, "conversions.from", ("conversions", i, "from"))
+            kind(conv.to, "conversions.to", ("conversions", i, "to"))
         seen: set[str] = set()
-        for inf in self.infractions:
+        for n, inf in enumerate(self.infractions):
             where = f"infractions.{inf.id}"
+            at = ("infractions", n)
             if inf.id in seen:
-                problems.append(f"{where}: defined twice")
+                problem("draft.ref.infraction-twice", (*at, "id"), f"{where}: defined twice",
+                        id=inf.id)
             seen.add(inf.id)
             names = inf.names() | frozenset(self.common_details)
-            for path, outcome in _outcomes(inf):
-                for sub, spec in _specs(outcome):
-                    kind(spec.kind, f"{where}.{path}{sub}")
-                    for f in (spec.formula, spec.when, *(w.when for w in spec.waived_when)):
-                        _check_names(f, names, f"{where}.{path}{sub}", problems)
-                        _check_settings(f, self.settings, f"{where}.{path}{sub}", problems)
+            for path, out_loc, outcome in _outcome_locs(inf):
+                for sub, spec_loc, spec in _spec_locs(outcome):
+                    here, loc = f"{where}.{path}{sub}", (*at, *out_loc, *spec_loc)
+                    kind(spec.kind, here, (*loc, "kind"))
+                    formulas: list[tuple[Loc, Formula | None]] = [
+                        ((*loc, "formula"), spec.formula), ((*loc, "when"), spec.when),
+                        *(((*loc, "waived_when", i, "when"), w.when)
+                          for i, w in enumerate(spec.waived_when))]
+                    for f_loc, f in formulas:
+                        _check_names(f, names, here, f_loc, problems)
+                        _check_settings(f, self.settings, here, f_loc, problems)
                     if spec.kind in kinds:
-                        _check_status(spec, self.kind(spec.kind), f"{where}.{path}{sub}",
-                                      problems)
-            for f in _conditions(inf):
-                _check_names(f, names, where, problems)
-                _check_settings(f, self.settings, where, problems)
+                        _check_status(spec, self.kind(spec.kind), here, loc, problems)
+            for f_loc, f in _condition_locs(inf):
+                _check_names(f, names, where, (*at, *f_loc), problems)
+                _check_settings(f, self.settings, where, (*at, *f_loc), problems)
             if inf.only_by:
-                for role in inf.only_by.roles:
+                for i, role in enumerate(inf.only_by.roles):
                     if role not in self.roles:
-                        problems.append(f"{where}.only_by: role {role!r} is not defined")
+                        problem("draft.ref.role", (*at, "only_by", "roles", i),
+                                f"{where}.only_by: role {role!r} is not defined",
+                                role=role, choices=tuple(self.roles))
             if inf.freezes_result:
-                kind(inf.freezes_result.annul_with, f"{where}.freezes_result.annul_with")
+                kind(inf.freezes_result.annul_with, f"{where}.freezes_result.annul_with",
+                     (*at, "freezes_result", "annul_with"))
             if isinstance(inf.penalty, dict):
                 for lv in inf.penalty:
                     if lv not in levels:
-                        problems.append(f"{where}.penalty: level {lv!r} is not defined")
+                        problem("draft.ref.level", (*at, "penalty", lv),
+                                f"{where}.penalty: level {lv!r} is not defined",
+                                level=lv, choices=tuple(levels))
             if inf.applies:
-                for lv in inf.applies.levels:
+                for i, lv in enumerate(inf.applies.levels):
                     if lv not in levels:
-                        problems.append(f"{where}.applies.levels: level {lv!r} is not defined")
+                        problem("draft.ref.level", (*at, "applies", "levels", i),
+                                f"{where}.applies.levels: level {lv!r} is not defined",
+                                level=lv, choices=tuple(levels))
                 for s in inf.applies.settings:
                     if s not in self.settings:
-                        problems.append(f"{where}.applies.settings: setting {s!r} is not defined")
-        for inf in self.infractions:
+                        problem("draft.ref.setting", (*at, "applies", "settings", s),
+                                f"{where}.applies.settings: setting {s!r} is not defined",
+                                setting=s, choices=tuple(self.settings))
+        for n, inf in enumerate(self.infractions):
             if inf.cancels:
-                for ref in inf.cancels.infractions:
+                for i, ref in enumerate(inf.cancels.infractions):
                     if ref not in seen:
-                        problems.append(f"infractions.{inf.id}.cancels: {ref!r} is not defined")
+                        problem("draft.ref.infraction",
+                                ("infractions", n, "cancels", "infractions", i),
+                                f"infractions.{inf.id}.cancels: {ref!r} is not defined",
+                                infraction=ref, choices=tuple(sorted(seen)))
         declared = set(self.common_details).union(*(inf.details for inf in self.infractions))
-        for k in self.sanctions:
+
+        def common(name: str, type_: str, where: str, loc: Loc) -> None:
+            detail = self.common_details.get(name)
+            if detail is None or detail.type != type_:
+                problem("draft.ref.common-detail", loc,
+                        f"{where}: {name!r} is not a declared common detail of type {type_}",
+                        detail=name, type=type_,
+                        choices=tuple(n for n, d in self.common_details.items()
+                                      if d.type == type_))
+
+        for n, k in enumerate(self.sanctions):
             if k.scope != "tournament" and k.status is None:
-                problems.append(f"sanctions.{k.id}.scope: only a sanction with a status "
-                                "keeps its bearer out")
+                problem("draft.ref.scope-no-status", ("sanctions", n, "scope"),
+                        f"sanctions.{k.id}.scope: only a sanction with a status keeps its "
+                        "bearer out", kind=k.id)
             if k.term is not None:
-                detail = self.common_details.get(k.term.detail)
-                if detail is None or detail.type != "date":
-                    problems.append(f"sanctions.{k.id}.term: {k.term.detail!r} is not a "
-                                    "declared common detail of type date")
-            for carry in k.carry_over:
+                common(k.term.detail, "date", f"sanctions.{k.id}.term",
+                       ("sanctions", n, "term", "detail"))
+            for i, carry in enumerate(k.carry_over):
                 if carry.detail not in declared:
-                    problems.append(f"sanctions.{k.id}.carry_over: {carry.detail!r} is not a "
-                                    "declared detail")
+                    problem("draft.ref.detail", ("sanctions", n, "carry_over", i, "detail"),
+                            f"sanctions.{k.id}.carry_over: {carry.detail!r} is not a "
+                            "declared detail", detail=carry.detail, choices=tuple(sorted(declared)))
         if self.stacking:
-            for name in self.stacking.given_with:
-                detail = self.common_details.get(name)
-                if detail is None or detail.type != "bool":
-                    problems.append(f"stacking.given_with: {name!r} is not a declared common "
-                                    "detail of type bool")
+            for i, name in enumerate(self.stacking.given_with):
+                common(name, "bool", "stacking.given_with", ("stacking", "given_with", i))
         for i, acc in enumerate(self.accumulation):
-            _check_names(acc.when, CONTEXT_NAMES, f"accumulation[{i}].when", problems)
-            _check_settings(acc.when, self.settings, f"accumulation[{i}].when", problems)
+            loc = ("accumulation", i, "when")
+            _check_names(acc.when, CONTEXT_NAMES, f"accumulation[{i}].when", loc, problems)
+            _check_settings(acc.when, self.settings, f"accumulation[{i}].when", loc, problems)
         if self.scoring:
             for ref in self.scoring.effects:
-                kind(ref, "scoring.effects")
+                kind(ref, "scoring.effects", ("scoring", "effects", ref))
             if self.scoring.next_match:
-                for name in self.scoring.next_match.details:
+                for i, name in enumerate(self.scoring.next_match.details):
                     if name not in declared:
-                        problems.append(f"scoring.next_match.details: {name!r} is not a "
-                                        "declared detail")
+                        problem("draft.ref.detail", ("scoring", "next_match", "details", i),
+                                f"scoring.next_match.details: {name!r} is not a declared "
+                                "detail", detail=name, choices=tuple(sorted(declared)))
         if self.appeals:
-            for role in self.appeals.heard_by:
+            for i, role in enumerate(self.appeals.heard_by):
                 if role not in self.roles:
-                    problems.append(f"appeals.heard_by: role {role!r} is not defined")
+                    problem("draft.ref.role", ("appeals", "heard_by", i),
+                            f"appeals.heard_by: role {role!r} is not defined",
+                            role=role, choices=tuple(self.roles))
         if problems:
-            raise ValueError("; ".join(problems))
+            raise BrokenReferences(problems)
         return self
 
     # Lookups used on every event are built once.
@@ -855,71 +969,100 @@ class Rulebook(Model):
 
 
 def _outcomes(inf: Infraction | Variant) -> list[tuple[str, Outcome]]:
-    out: list[tuple[str, Outcome]] = []
+    return [(path, o) for path, _loc, o in _outcome_locs(inf)]
+
+
+def _outcome_locs(inf: Infraction | Variant) -> list[tuple[str, Loc, Outcome]]:
+    """Every table cell of an infraction: its path in words (`variants[0].penalty.low`), its
+    key path in the YAML (list items by index) and the outcome."""
+    out: list[tuple[str, Loc, Outcome]] = []
     if isinstance(inf.penalty, Outcome):
-        out.append(("penalty", inf.penalty))
+        out.append(("penalty", ("penalty",), inf.penalty))
     elif isinstance(inf.penalty, dict):
-        out.extend((f"penalty.{lv}", o) for lv, o in inf.penalty.items() if o is not None)
+        out.extend((f"penalty.{lv}", ("penalty", lv), o)
+                   for lv, o in inf.penalty.items() if o is not None)
     for i, o in enumerate(inf.repeats or []):
-        out.append((f"repeats[{i}]", o))
+        out.append((f"repeats[{i}]", ("repeats", i), o))
     if isinstance(inf, Infraction):
         for i, var in enumerate(inf.variants):
-            out.extend((f"variants[{i}].{p}", o) for p, o in _outcomes(var))
+            out.extend((f"variants[{i}].{p}", ("variants", i, *loc), o)
+                       for p, loc, o in _outcome_locs(var))
     return out
 
 
 def _specs(outcome: Outcome) -> list[tuple[str, SanctionSpec]]:
-    out = [(f".sanctions[{i}]", s) for i, s in enumerate(outcome.sanctions)]
+    return [(sub, s) for sub, _loc, s in _spec_locs(outcome)]
+
+
+def _spec_locs(outcome: Outcome) -> list[tuple[str, Loc, SanctionSpec]]:
+    """Every sanction of a table cell: its path in words, its key path and the sanction."""
+    out: list[tuple[str, Loc, SanctionSpec]] = [
+        (f".sanctions[{i}]", ("sanctions", i), s) for i, s in enumerate(outcome.sanctions)]
     for name, specs in outcome.options.items():
-        out.extend((f".options.{name}[{i}]", s) for i, s in enumerate(specs))
+        out.extend((f".options.{name}[{i}]", ("options", name, i), s)
+                   for i, s in enumerate(specs))
     if outcome.points:
-        out.extend((f".points.with[{i}]", s) for i, s in enumerate(outcome.points.with_))
+        out.extend((f".points.with[{i}]", ("points", "with", i), s)
+                   for i, s in enumerate(outcome.points.with_))
     return out
 
 
-def _conditions(inf: Infraction) -> list[Formula | None]:
-    out: list[Formula | None] = [np.when for np in inf.no_penalty_when]
-    out += [d.required_if for d in inf.details.values()]
+def _condition_locs(inf: Infraction) -> list[tuple[Loc, Formula | None]]:
+    """Every condition and formula of an infraction outside its table cells, with its key
+    path."""
+    out: list[tuple[Loc, Formula | None]] = [
+        (("no_penalty_when", i, "when"), np.when) for i, np in enumerate(inf.no_penalty_when)]
+    out += [(("details", name, "required_if"), d.required_if)
+            for name, d in inf.details.items()]
     if inf.also_penalise:
-        out.append(inf.also_penalise.when)
+        out.append((("also_penalise", "when"), inf.also_penalise.when))
     if inf.freezes_result:
-        out.append(inf.freezes_result.when)
-    for red in inf.reductions:
-        out += [red.when, red.formula]
-    for var in inf.variants:
-        out.append(var.when)
-        out += [np.when for np in var.no_penalty_when]
+        out.append((("freezes_result", "when"), inf.freezes_result.when))
+    for i, red in enumerate(inf.reductions):
+        out += [(("reductions", i, "when"), red.when), (("reductions", i, "formula"),
+                                                          red.formula)]
+    for i, var in enumerate(inf.variants):
+        out.append((("variants", i, "when"), var.when))
+        out += [(("variants", i, "no_penalty_when", j, "when"), np.when)
+                for j, np in enumerate(var.no_penalty_when)]
     return out
 
 
-def _check_settings(f: Formula | None, settings: dict[str, Setting], where: str,
-                    problems: list[str]) -> None:
+def _check_settings(f: Formula | None, settings: dict[str, Setting], where: str, loc: Loc,
+                    problems: list[RefProblem]) -> None:
     if f is None:
         return
     for name in sorted(f.settings - set(settings)):
-        problems.append(f"{where}: {f.source!r} reads settings[{name!r}], which the rulebook "
-                        "does not declare")
+        problems.append(RefProblem(
+            "draft.ref.setting-read", {"formula": f.source, "setting": name,
+                                       "choices": tuple(settings)}, loc,
+            f"{where}: {f.source!r} reads settings[{name!r}], which the rulebook does not "
+            "declare"))
 
 
-def _check_status(spec: SanctionSpec, kind: SanctionKind, where: str,
-                  problems: list[str]) -> None:
+def _check_status(spec: SanctionSpec, kind: SanctionKind, where: str, loc: Loc,
+                  problems: list[RefProblem]) -> None:
     status = spec.status or kind.status
     if spec.scope is not None and status is None:
-        problems.append(f"{where}.scope: only a sanction with a status keeps its bearer out")
+        problems.append(RefProblem(
+            "draft.ref.scope-no-status", {"kind": kind.id}, (*loc, "scope"),
+            f"{where}.scope: only a sanction with a status keeps its bearer out"))
     if spec.replacement is not None and status != "removed":
-        problems.append(f"{where}.replacement: only a removed player is replaced "
-                        "(status: removed)")
+        problems.append(RefProblem(
+            "draft.ref.replacement", {"kind": kind.id}, (*loc, "replacement"),
+            f"{where}.replacement: only a removed player is replaced (status: removed)"))
 
 
-def _check_names(f: Formula | None, names: frozenset[str], where: str,
-                 problems: list[str]) -> None:
+def _check_names(f: Formula | None, names: frozenset[str], where: str, loc: Loc,
+                 problems: list[RefProblem]) -> None:
     if f is None:
         return
     unknown = sorted(f.names - names)
     if unknown:
-        problems.append(
-            f"{where}: {f.source!r} uses {', '.join(unknown)}, which the rule does not declare"
-        )
+        problems.append(RefProblem(
+            "draft.ref.names", {"formula": f.source, "names": ", ".join(unknown),
+                                "choices": tuple(sorted(names))}, loc,
+            f"{where}: {f.source!r} uses {', '.join(unknown)}, which the rule does not declare"))
 
 
 SanctionSpec.model_rebuild()
