@@ -35,8 +35,10 @@ check: setup
 	$(UV) run --frozen lint-imports --no-cache --no-logo
 	$(UV) run --frozen python -m sudya.edges.docs --check
 
+# every test file on every core (pytest-xdist; a file's tests stay together, sharing its
+# fixtures); `pytest -m "not slow and not browser"` is the quick loop while editing
 test: check browser
-	$(UV) run --frozen pytest -q
+	$(UV) run --frozen pytest -q -n auto --dist loadfile
 
 # Debian's chromium for the browser tests (never a browser download by Playwright), the
 # DejaVu fonts the reference screenshots are drawn with, and poppler-utils (pdftoppm) that

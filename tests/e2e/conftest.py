@@ -13,11 +13,20 @@ CI (CI=true), where that fails the run: a CI run must not pass without its brows
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_kit import CHROMIUM, PHONE, Server, demo_server, need_chromium, sign_in
 from playwright.sync_api import Page
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test here drives a browser: marked so (`pytest -m "not browser"`)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")
