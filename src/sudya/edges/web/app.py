@@ -192,6 +192,9 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
     from sudya.edges.web import pages_editor  # the rulebook editor: before /rulebooks/{rid}
 
     app.include_router(pages_editor.router)
+    from sudya.edges.web import pages_cases  # a ruling made a test case of its rulebook
+
+    app.include_router(pages_cases.router)
     from sudya.edges.web import (  # set-up; staff, accounts, /welcome; team rounds' games
         pages_matchups,
         pages_my_match,

@@ -46,6 +46,7 @@ from sudya.domain.rulebook.schema import Infraction, Rulebook
 from sudya.edges.web import i18n, views
 from sudya.edges.web.context import COOKIE, Ctx, get_ctx, see_other
 from sudya.edges.web.pages_audit import check_view
+from sudya.edges.web.pages_cases import case_events
 from sudya.edges.web.pages_tables import dashboard_context
 from sudya.edges.web.recorded import notice as record_notice
 from sudya.edges.web.recorded import with_notes
@@ -231,8 +232,11 @@ def _work(ctx: Ctx, st: Any, summary: TournamentSummaryView | PeopleNamesView, *
                       if roles.can("rule") else None}
     # a disqualification's statements for its report (pages_statements)
     dqs = {d.event for d in ctx.read(dq_events, tournament=tid)}
+    # a ruling made a test case of the rulebook, by one who writes rulebooks (pages_cases)
+    cases = case_events(ctx, newest) if roles.can("view-all") else set()
     return {"pending": pending, "latest": latest, "mine": mine, "notice": notice,
-            "correctable": correctable, "waiting": waiting_counts, "dqs": dqs}
+            "correctable": correctable, "waiting": waiting_counts, "dqs": dqs,
+            "cases": cases}
 
 
 MINE = 5  # the judge's own latest rulings on the dashboard
