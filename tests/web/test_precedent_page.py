@@ -4,6 +4,7 @@ tournament; the head judge may publish it; a decision on an aggravated ruling ma
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -41,10 +42,11 @@ def test_a_decision_becomes_the_next_editions_precedent(
             "tournament": str(WARGAME)}
     checked = head.post("/rulebooks/editor/check", data=form)
     assert checked.status_code == 200
-    assert 'id="publish" formaction="/rulebooks/editor/publish" >' in checked.text  # enabled
+    button = re.search(r'<button[^>]*id="publish"[^>]*>', checked.text)
+    assert button is not None and "disabled" not in button.group(0)  # enabled
     # published «со следующего турнира»: this tournament keeps its edition
     published = head.post("/rulebooks/editor/publish", data={
-        **form, "next_tournament": "1", "summary": "Прецедент college-1"})
+        **form, "next_tournament": "1", "summary": "Прецедент college-1", "confirm": "1"})
     assert published.status_code == 200, published.text
     with ledger.factory() as s:
         newest = rulebook_store.editions(s, "team-wargame")[-1]

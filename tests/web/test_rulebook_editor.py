@@ -91,7 +91,7 @@ def test_a_failing_case_blocks_publishing(signed_in: Callable[[str], TestClient]
     data = {"text": TINY, "csrf": csrf, "case_name": "noise", "case_scenario": CASE,
             "case_expected": '{"rulings": []}'}
     r = c.post("/rulebooks/editor/cases", data=data, headers={"HX-Request": "true"})
-    assert r.status_code == 200 and "noise" in r.text and "rulings: expected 0, got 1" in r.text
+    assert r.status_code == 200 and "noise" in r.text and "ожидали 0 решений, получили 1" in r.text
     r = c.post("/rulebooks/editor/publish", data={**data, "summary": "first",
                                                    "in_force_from": "2027-01-01"})
     assert r.status_code == 422 and "noise" in r.text.split('id="publish-reasons"')[1]
@@ -105,12 +105,12 @@ def test_a_draft_that_passes_is_published_and_opens_again_in_the_editor(
     expected = c.post("/rulebooks/editor/cases", data={
         "text": text, "csrf": csrf, "case_name": "noise", "case_scenario": case,
         "case_expected": '{"rulings": []}'})
-    assert "rulings: expected 0, got 1" in expected.text
+    assert "ожидали 0 решений, получили 1" in expected.text
     data = {"text": text, "csrf": csrf, "case_name": "noise", "case_scenario": case,
             "case_expected": '{"rulings": [{"event": "e1", "subject": "ann", '
                              '"infraction": "noise", "cause": "table", '
                              '"sanctions": [{"kind": "caution"}]}], "subjects": {"ann": {}}}',
-            "summary": "Первая редакция", "in_force_from": "2027-01-01"}
+            "summary": "Первая редакция", "in_force_from": "2027-01-01", "confirm": "1"}
     r = c.post("/rulebooks/editor/publish", data=data)
     assert r.status_code == 200, r.text
     assert "Редакция 1 регламента tiny-club опубликована" in r.text
@@ -154,7 +154,8 @@ def test_a_bundled_rulebook_is_published_only_for_a_series_of_the_organisers(
     assert r.status_code == 422
     beside = html.unescape(r.text.split('id="series-error"')[1].split("</p>")[0])
     assert "встроенный регламент berserk общий для всех серий" in beside
-    r = c.post("/rulebooks/editor/publish", data={**data, "series": found.group(1)})
+    r = c.post("/rulebooks/editor/publish", data={**data, "series": found.group(1),
+                                                   "confirm": "1"})
     assert r.status_code == 200, r.text
     assert "Редакция 2 регламента berserk опубликована" in r.text
     listing = html.unescape(c.get("/rulebooks/berserk").text)
@@ -175,5 +176,5 @@ def test_an_editor_case_never_reads_a_file_of_the_server(
         "case_expected": '{"rulings": []}'})
     assert r.status_code == 200
     shown = html.unescape(r.text)
-    assert "✗ probe" in shown and f"names the rulebook {there}, but it is kept with " \
+    assert "✗ probe" in shown and f"называет регламент {there}, а хранится с регламентом " \
         "tiny-club" in shown

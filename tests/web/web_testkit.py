@@ -153,8 +153,20 @@ def table_by_column(table: Element) -> dict[str, dict[str, str]]:
 # ---------------------------------------------------------------------- submitting a form
 def form_fields(form: Element) -> dict[str, str]:
     """What a browser sends of a form as the page shows it: inputs (a checkbox or radio only
-    when checked), the selected option of each select, textareas; no buttons."""
-    out: dict[str, str] = {}
+    when checked), the selected option of each select, textareas; no buttons (a name the
+    form holds several times: its last value; `form_items` keeps them all)."""
+    return {name: value for name, value in form_items(form)}
+
+
+def form_items(form: Element) -> dict[str, list[str]]:
+    """`form_fields` with every value of a name the form holds several times, in order."""
+    out: dict[str, list[str]] = {}
+    for name, value in _form_pairs(form):
+        out.setdefault(name, []).append(value)
+    return out
+
+
+def _form_pairs(form: Element) -> Iterator[tuple[str, str]]:
     for el in form.iter():
         name = el.attrs.get("name")
         if not name:
@@ -163,17 +175,16 @@ def form_fields(form: Element) -> dict[str, str]:
             kind = el.attrs.get("type", "text")
             if kind in ("checkbox", "radio"):
                 if "checked" in el.attrs:
-                    out[name] = el.attrs.get("value") or "on"
+                    yield name, el.attrs.get("value") or "on"
             elif kind not in ("submit", "button", "reset"):
-                out[name] = el.attrs.get("value", "")
+                yield name, el.attrs.get("value", "")
         elif el.tag == "select":
             options = el.all("option")
             chosen = [o for o in options if "selected" in o.attrs] or options[:1]
             if chosen:
-                out[name] = chosen[0].attrs.get("value", chosen[0].text())
+                yield name, chosen[0].attrs.get("value", chosen[0].text())
         elif el.tag == "textarea":
-            out[name] = "".join(c for c in el.children if isinstance(c, str)).lstrip("\n")
-    return out
+            yield name, "".join(c for c in el.children if isinstance(c, str)).lstrip("\n")
 
 
 def record_form(client: TestClient, url: str) -> dict[str, str]:

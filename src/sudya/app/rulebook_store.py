@@ -38,7 +38,13 @@ from sqlalchemy.orm import Session
 from sudya.adapters.db import models as m
 from sudya.app import rulebook_cases
 from sudya.app.common import Actor, LedgerError
-from sudya.app.views import CaseResultView, EditionView, RulebookCheckView, RulebookProblem
+from sudya.app.views import (
+    CaseResultView,
+    EditionView,
+    RulebookCheckView,
+    RulebookProblem,
+    TournamentEditionView,
+)
 from sudya.domain.errors import RulebookError, SudyaError
 from sudya.domain.rulebook import editions as eds
 from sudya.domain.rulebook import lint, loader
@@ -352,6 +358,21 @@ def publish(ledger: Ledger, *, text: str, in_force_from: dt.date | None, summary
     return view
 
 
+def tournaments_on(session: Session, rulebook_id: str, series: int | None, since: dt.date,
+                   limit: int = 20) -> list[TournamentEditionView]:
+    """The tournaments judged by a rulebook (in one series, or in every series using its
+    id) dated `since` or later, by date: each keeps the edition it was created with."""
+    query = (select(m.Tournament.id, m.Tournament.name, m.Tournament.date, m.Tournament.edition,
+                    m.Series.name.label("series"))
+             .join(m.Series, m.Series.id == m.Tournament.series_id)
+             .where(m.Series.rulebook == rulebook_id, m.Tournament.date >= since)
+             .order_by(m.Tournament.date, m.Tournament.id).limit(limit))
+    if series is not None:
+        query = query.where(m.Series.id == series)
+    return [TournamentEditionView(id=r.id, name=r.name, series=r.series, date=r.date,
+                                  edition=r.edition) for r in session.execute(query)]
+
+
 def _cases_before(s: Session, rulebook_id: str, series: int | None) -> Cases:
     """The cases the series' newest stored edition passed, or the bundled folder's of that
     id."""
@@ -485,7 +506,7 @@ def _book(rulebook_id: str, edition: str | None) -> Rulebook:
     try:
         return loader.load(rulebook_id, edition)
     except RulebookError as exc:
-        raise LedgerError(str(exc), field="rulebook") from exc
+        raise LedgerError(exc.code, field="rulebook", where=exc.where, **exc.params) from exc
 
 
 # ------------------------------------------------------------------ precedents

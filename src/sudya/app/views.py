@@ -845,6 +845,17 @@ class SeriesChoiceView(View):
     rulebook: str
 
 
+class TournamentEditionView(View):
+    """A tournament judged by a rulebook, with the edition it keeps (the editor's «what
+    changes» before publishing: a created tournament keeps its edition)."""
+
+    id: int
+    name: str
+    series: str
+    date: dt.date
+    edition: str
+
+
 class EditionView(View):
     """One edition of a rulebook: kept in the ledger (`stored`) or shipped as a file."""
 

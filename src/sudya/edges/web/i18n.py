@@ -76,6 +76,11 @@ def cause(value: str) -> str:
     return render(f"cause.{value}", None, current_lang.get())
 
 
+def code(value: str, params: dict[str, object] | None = None) -> str:
+    """A message code of the catalogues in the reader's language."""
+    return render(value, params, current_lang.get())
+
+
 def error(exc: SudyaError, book: Rulebook | None = None) -> str:
     """An error's message (without its field) in the reader's language."""
     return exc.text(current_lang.get(), book)
