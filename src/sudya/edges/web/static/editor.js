@@ -1,5 +1,7 @@
-/* The rulebook editor: line numbers beside the text (the lines with a problem marked), and a
-   click on a problem's line puts the cursor on that line. The page works without it. */
+/* The rulebook editor: line numbers beside the text (the lines with a problem marked), a
+   click on a problem's line puts the cursor on that line (the YAML's fold opened), and the
+   table's search field shows only the infractions whose name or id holds what is typed.
+   The page works without it. */
 (function () {
   "use strict";
   function text() { return document.getElementById("draft-text"); }
@@ -21,6 +23,8 @@
   function gotoLine(line) {
     var area = text();
     if (!area) return;
+    var fold = area.closest("details");
+    if (fold) fold.open = true;
     var lines = area.value.split("\n"), start = 0;
     for (var i = 0; i < line - 1 && i < lines.length; i++) start += lines[i].length + 1;
     var end = start + (lines[line - 1] || "").length;
@@ -37,9 +41,22 @@
     event.preventDefault();
     gotoLine(parseInt(link.getAttribute("data-line"), 10));
   });
+  function filter() {
+    var field = document.getElementById("grid-find");
+    if (!field) return;
+    var words = field.value.toLowerCase().replace(/ё/g, "е").split(/\s+/).filter(Boolean);
+    document.querySelectorAll(".rule-row").forEach(function (row) {
+      var said = (row.getAttribute("data-find") || "").replace(/ё/g, "е");
+      row.hidden = !words.every(function (w) { return said.indexOf(w) >= 0; });
+    });
+  }
+
   document.addEventListener("input", function (event) {
     if (event.target === text()) number();
+    if (event.target.id === "grid-find") filter();
   });
+  // the form comes back whole after a change: the search typed stays applied
+  document.addEventListener("htmx:afterSwap", filter);
   document.addEventListener("scroll", function (event) {
     if (event.target === text()) number();
   }, true);
