@@ -203,3 +203,17 @@ def test_publishing_shows_what_changes_then_asks_for_the_day(organiser: TestClie
                        data={**fields(preview), "confirm": ["1"]})
     assert r.status_code == 200, r.text[:400]
     assert "Редакция 2 регламента berserk опубликована" in html.unescape(r.text)
+
+
+def test_a_recorded_ruling_becomes_a_case_of_the_draft(organiser: TestClient) -> None:
+    """«сделать проверочным случаем»: the ruling's case joins the draft's cases and passes
+    under the rulebook it was recorded with; under a changed cell it fails in words."""
+    page = organiser.get("/rulebooks/editor?from=berserk&case=1:e13")
+    assert page.status_code == 200, page.text[:300]
+    names = [n for n in fields(page.text)["case_name"] if n]
+    made = names[-1]
+    assert made.endswith("e13") and len(names) == 9
+    page_text = send(organiser, "/rulebooks/editor/cases", fields(page.text))
+    assert "Проходят: 9 из 9" in html.unescape(page_text)
+    refused = organiser.get("/rulebooks/editor?from=berserk&case=1:nope")
+    assert refused.status_code == 422
