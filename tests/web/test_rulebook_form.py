@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -217,3 +218,16 @@ def test_a_recorded_ruling_becomes_a_case_of_the_draft(organiser: TestClient) ->
     assert "Проходят: 9 из 9" in html.unescape(page_text)
     refused = organiser.get("/rulebooks/editor?from=berserk&case=1:nope")
     assert refused.status_code == 422
+
+
+def test_a_lint_error_shows_beside_its_infraction(organiser: TestClient) -> None:
+    """A draft that loads but lint refuses: the problem is beside the infraction's row of
+    the table, in words, besides the list by line."""
+    tiny = (Path(__file__).parents[1] / "rulebooks" / "data" / "tiny.yaml").read_text("utf-8")
+    text = tiny.replace("{low: caution, high: warning}", "{low: caution}")
+    page = organiser.get("/rulebooks/editor").text
+    data = fields(page) | {"text": [text]}
+    page = send(organiser, "/rulebooks/editor/apply", data)
+    said = beside(page, "row|noise")
+    assert "уровне Высокий" in said and "не даёт на нём пенальти" in said, said
+    assert fields(page)["cell|noise|low"] == ["caution"]
