@@ -231,3 +231,17 @@ def test_a_lint_error_shows_beside_its_infraction(organiser: TestClient) -> None
     said = beside(page, "row|noise")
     assert "уровне Высокий" in said and "не даёт на нём пенальти" in said, said
     assert fields(page)["cell|noise|low"] == ["caution"]
+
+
+def test_each_kind_of_a_penalty_given_together_is_a_choice(organiser: TestClient) -> None:
+    """The clan championship gives `[fighter-dq, technical-defeat]` for a long elixir: each
+    kind is changed on its own; a cell with a formula or a condition stays the YAML's."""
+    page = organiser.get("/rulebooks/editor?from=clan-championship").text
+    data = fields(page)
+    assert data["cell|elixirs.long|*|0"] == ["fighter-dq"]
+    assert data["cell|elixirs.long|*|1"] == ["technical-defeat"]
+    assert not any(k.startswith("cell|attack.undeclared-on-participant|") for k in data)
+    data["cell|elixirs.long|*|1"] = ["warning"]
+    page = send(organiser, "/rulebooks/editor/apply", data)
+    assert "    penalty: [fighter-dq, warning]\n" in text_of(page)
+    assert fields(page)["cell|elixirs.long|*|1"] == ["warning"]

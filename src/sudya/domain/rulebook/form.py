@@ -54,10 +54,13 @@ class Cell:
     level: str  # level id; "*" in a rulebook without levels
     value: str  # the kind id, NONE, or "" when the form cannot change it (see `text`)
     text: str  # the penalty in words
+    # a list of kinds given together (`[fighter-dq, technical-defeat]`): each one changed on
+    # its own (`value` is then "")
+    parts: tuple[str, ...] = ()
 
     @property
     def editable(self) -> bool:
-        return self.value != ""
+        return self.value != "" or bool(self.parts)
 
 
 @dataclass(frozen=True)
@@ -96,24 +99,42 @@ def grid(book: Rulebook, data: Any, lang: str = "ru") -> Grid:
         raw = raw_infractions[i] if isinstance(raw_infractions, Sequence) and i < len(
             raw_infractions) else None
         exp = explain(book, inf, lang)
-        cells = [Cell(lv, _value(raw, lv, levels), exp.cells.get(lv, "")) for lv, _ in levels]
+        cells = [Cell(lv, _value(raw, lv, levels), exp.cells.get(lv, ""),
+                      _parts(raw, lv, levels)) for lv, _ in levels]
         rows.append(Row(i, inf.id, exp.name, exp.source, inf.category or "", cells, exp.lines))
     ladder = {k: n for n, k in enumerate(book.ladder)}
     kinds = sorted(book.sanctions, key=lambda k: (ladder.get(k.id, len(ladder)), k.rank))
     return Grid(levels, rows, [Choice(k.id, k.name.get(lang)) for k in kinds])
 
 
-def _value(raw: Any, level: str, levels: list[tuple[str, str]]) -> str:
-    """What the form shows a cell as: a kind id, NONE, or "" (written otherwise: options, a
-    range, several sanctions, variants — the YAML's to change)."""
-    if not isinstance(raw, Mapping) or "penalty" not in raw:
-        return ""
+def _penalty_at(raw: Any, level: str, levels: list[tuple[str, str]]) -> Any:
+    """The penalty as written for a level (the whole penalty where it is one for all)."""
     pen = raw["penalty"]
     if isinstance(pen, Mapping) and level != "*" and set(pen) <= {lv for lv, _ in levels}:
-        pen = pen.get(level)
+        return pen.get(level)
+    return pen
+
+
+def _value(raw: Any, level: str, levels: list[tuple[str, str]]) -> str:
+    """What the form shows a cell as: a kind id, NONE, or "" (written otherwise: options, a
+    range, sanctions with amounts or conditions, variants — the YAML's to change)."""
+    if not isinstance(raw, Mapping) or "penalty" not in raw:
+        return ""
+    pen = _penalty_at(raw, level, levels)
     if pen is None:
         return NONE
     return pen if isinstance(pen, str) else ""
+
+
+def _parts(raw: Any, level: str, levels: list[tuple[str, str]]) -> tuple[str, ...]:
+    """The kinds of a penalty written as a list of kinds alone (else none)."""
+    if not isinstance(raw, Mapping) or "penalty" not in raw:
+        return ()
+    pen = _penalty_at(raw, level, levels)
+    if isinstance(pen, Sequence) and not isinstance(pen, str) and pen and all(
+            isinstance(k, str) for k in pen):
+        return tuple(pen)
+    return ()
 
 
 # ------------------------------------------------------------------ writing values back
@@ -160,9 +181,15 @@ def set_value(text: str, keys: Keys, value: Any, written: str | None = None) -> 
     data = parse(text)
     parent, last = _node(data, keys[:-1]), keys[-1]
     new = written if written is not None else _written(value)
+    place = None
     if isinstance(parent, CommentedMap) and last in parent and not isinstance(
             parent[last], CommentedMap | CommentedSeq):
-        line, column = parent.lc.value(last)
+        place = parent.lc.value(last)
+    elif isinstance(parent, CommentedSeq) and isinstance(last, int) and last < len(parent) \
+            and not isinstance(parent[last], CommentedMap | CommentedSeq):
+        place = parent.lc.item(last)
+    if place is not None:
+        line, column = place
         start = _offset(text, line, column)
         found = _SCALAR.match(text, start)
         if found is not None:
@@ -189,6 +216,25 @@ def set_cell(text: str, index: int, level: str, value: str, levels: Sequence[str
     # one penalty for every level (or none): now one per level
     per_level = {lv: (kind if lv == level else pen) for lv in levels}
     flow = "{" + ", ".join(f"{lv}: {_written(v)}" for lv, v in per_level.items()) + "}"
+    mapping = CommentedMap(per_level)
+    mapping.fa.set_flow_style()
+    return set_value(text, ("infractions", index, "penalty"), mapping, written=flow)
+
+
+def set_part(text: str, index: int, level: str, part: int, value: str,
+             levels: Sequence[str]) -> str:
+    """One kind of a penalty written as a list of kinds set to another."""
+    data = parse(text)
+    pen = data["infractions"][index]["penalty"]
+    if level == "*" or not levels:
+        return set_value(text, ("infractions", index, "penalty", part), value)
+    if isinstance(pen, CommentedMap) and set(pen) <= set(levels):
+        return set_value(text, ("infractions", index, "penalty", level, part), value)
+    # one list for every level: now one per level, this level's changed
+    per_level = {lv: [value if (lv == level and i == part) else k for i, k in enumerate(pen)]
+                 for lv in levels}
+    flow = "{" + ", ".join(f"{lv}: [{', '.join(_written(k) for k in ks)}]"
+                           for lv, ks in per_level.items()) + "}"
     mapping = CommentedMap(per_level)
     mapping.fa.set_flow_style()
     return set_value(text, ("infractions", index, "penalty"), mapping, written=flow)
@@ -333,6 +379,6 @@ def typed(kind: str, value: str) -> Any:
     return value
 
 
-__all__ = ["NONE", "Cell", "Row", "Grid", "Choice", "grid", "set_value", "set_cell",
+__all__ = ["NONE", "Cell", "Row", "Grid", "Choice", "grid", "set_value", "set_cell", "set_part",
            "NewInfraction", "add_infraction", "Field", "RuleGroup", "rules", "field_name",
            "keys_of", "typed", "parse", "dump"]

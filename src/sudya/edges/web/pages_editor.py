@@ -182,11 +182,20 @@ def _apply(posted: FormData, draft: Draft) -> dict[str, str]:
     levels = book.level_ids()
     kinds = {k.id for k in book.sanctions} | {editing.NONE}
     for name, value in cells.items():
+        # ID|LEVEL, or ID|LEVEL|N for the Nth kind of a list of kinds given together
         inf_id, _sep, level = name.rpartition("|")
-        if inf_id not in index or value not in kinds:
+        part = None
+        if level.isdigit():
+            part, (inf_id, _sep, level) = int(level), inf_id.rpartition("|")
+        if inf_id not in index or value not in kinds or (part is not None
+                                                         and value == editing.NONE):
             errors["cell|" + name] = _("Choose a penalty of the list.")
             continue
-        draft.text = editing.set_cell(draft.text, index[inf_id], level, value, levels)
+        if part is None:
+            draft.text = editing.set_cell(draft.text, index[inf_id], level, value, levels)
+        else:
+            draft.text = editing.set_part(draft.text, index[inf_id], level, part, value,
+                                          levels)
     fields = {editing.field_name(f.keys): f for g in editing.rules(book, data, lang)
               for f in g.fields}
     for name, value in rules.items():
