@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -84,10 +86,10 @@ def serving(folder: Path, db: Path, *, demo: bool = False, port: int | None = No
         [sys.executable, "-m", "sudya", "serve", *(["--demo"] if demo else []),
          "--db", f"sqlite:///{db}", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a guard: a loaded machine starts it slowly
         while not _answers(f"{url}/login"):
             if process.poll() is not None or time.monotonic() > deadline:
                 log.flush()
@@ -95,12 +97,12 @@ def serving(folder: Path, db: Path, *, demo: bool = False, port: int | None = No
             time.sleep(0.1)
         yield Server(url=url, db=db)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        process.terminate()  # a clean stop first (its checkpoint); then its whole group
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
         log.close()
 
 
