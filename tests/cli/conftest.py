@@ -38,6 +38,17 @@ def sudya(tmp_path: Path) -> Sudya:
 
 
 @pytest.fixture(autouse=True)
+def stored_editions_forgotten() -> Iterator[None]:
+    """A command run in this process registers the editions its ledger holds with the loader
+    (a module's registry): forgotten after the test, or a later test in this process would
+    see another test's stored edition (`berserk` edition 2 as the newest)."""
+    yield
+    from sudya.domain.rulebook import loader
+
+    loader.keep_stored(set())
+
+
+@pytest.fixture(autouse=True)
 def bundled_folder_untouched() -> Iterator[None]:
     """No CLI test may write into the bundled rulebook folder (precedents go to tmp)."""
     before = sorted(p.name for p in BUNDLED.iterdir())

@@ -254,7 +254,7 @@ def test_malformed_yaml_scenario(sudya: Sudya, tmp_path: Path) -> None:
     path = write(tmp_path / "broken.yaml",
                  BERSERK_PRO + "  - {id: e1, infraction: procedure.minor, player: p1\n"
                                "  - {id: e2, infraction: procedure.minor, player: p1}\n")
-    line = assert_refused(sudya("replay", path.name), "broken.yaml:", "malformed YAML")
+    line = assert_refused(sudya("replay", path.name), "broken.yaml:", "ошибка в YAML")
     assert line.split("broken.yaml:")[1].split(":")[0].isdigit(), line
 
 
@@ -262,12 +262,13 @@ def test_malformed_json_scenario(sudya: Sudya, tmp_path: Path) -> None:
     path = write(tmp_path / "broken.json",
                  '{"rulebook": "berserk", "level": "amateur",\n'
                  ' "date": "2026-03-01", "players": ["p1"\n')
-    assert_refused(sudya("replay", path.name), "broken.json:3:", "malformed JSON")
+    assert_refused(sudya("replay", path.name, env=ENGLISH), "broken.json:3:", "malformed JSON")
+    assert_refused(sudya("replay", path.name), "broken.json:3:", "ошибка в JSON")
 
 
 def test_missing_scenario_file(sudya: Sudya) -> None:
     assert_refused(sudya("replay", "no-such-scenario.yaml"),
-                   "no-such-scenario.yaml", "cannot read")
+                   "no-such-scenario.yaml", "не удаётся прочитать")
 
 
 # --------------------------------------------------------- custom rulebook files
@@ -422,7 +423,9 @@ def test_rulebook_show_levelless_rulebooks(sudya: Sudya) -> None:
 
 def test_rulebook_show_unknown_level(sudya: Sudya) -> None:
     assert_refused(sudya("rulebook", "show", "berserk", "--level", "expert"),
-                   "--level", "'expert'", "amateur")
+                   "--level", "неизвестный уровень «expert»", "amateur")
+    assert_refused(sudya("rulebook", "show", "berserk", "--level", "expert", "--lang", "en"),
+                   "--level", "unknown level 'expert'", "amateur")
 
 
 def test_unknown_lang(sudya: Sudya) -> None:
@@ -430,7 +433,31 @@ def test_unknown_lang(sudya: Sudya) -> None:
 
 
 def test_rulebook_show_unknown_rulebook(sudya: Sudya) -> None:
-    assert_refused(sudya("rulebook", "show", "chess"), "unknown rulebook", "'chess'")
+    """Refused in Russian by default, naming the bundled rulebooks; --lang en in English."""
+    line = assert_refused(sudya("rulebook", "show", "chess"),
+                          "нет встроенного регламента «chess»", "встроенные: ",
+                          "или укажите путь к файлу")
+    assert all(rid in line for rid in BUNDLED_IDS), line
+    line = assert_refused(sudya("rulebook", "show", "chess", "--lang", "en"),
+                          "unknown rulebook 'chess'", "bundled: ")
+    assert all(rid in line for rid in BUNDLED_IDS), line
+
+
+def test_lookup_refuses_in_the_language_of_its_lang_option(sudya: Sudya) -> None:
+    """--lang makes the command's errors English too, not only its output; without it (and
+    without SUDYA_LANG) they are Russian; --lang wins over SUDYA_LANG."""
+    assert_refused(sudya("lookup", "--lang", "en", "berserk", "NOSUCH"),
+                   "INFRACTION: unknown infraction 'NOSUCH' in berserk")
+    assert_refused(sudya("lookup", "berserk", "NOSUCH"),  # the language chosen did not stay
+                   "INFRACTION: в регламенте «berserk» нет нарушения «NOSUCH»")
+    assert_refused(sudya("lookup", "berserk", "NOSUCH", "--lang", "ru", env=ENGLISH),
+                   "нет нарушения «NOSUCH»")
+    assert_refused(sudya("lookup", "berserk", "NOSUCH", env=ENGLISH),
+                   "unknown infraction 'NOSUCH'")
+    # an error the loader raises after --lang was read, and a language refused in Russian
+    assert_refused(sudya("lookup", "chess", "x", "--lang", "en"), "unknown rulebook 'chess'")
+    assert_refused(sudya("lookup", "berserk", "x", "--lang", "de"),
+                   "--lang: должен быть ru или en, а не 'de'")
 
 
 # -------------------------------------------------------------------- lookup
@@ -532,7 +559,7 @@ def test_a_misspelt_or_mixed_script_id_gets_a_hint(sudya: Sudya) -> None:
 
 def test_lookup_unknown_level(sudya: Sudya) -> None:
     assert_refused(sudya("lookup", "berserk", "gameplay.missed-trigger", "--level", "pro"),
-                   "--level", "'pro'")
+                   "--level", "«pro»")
 
 
 def test_lookup_rulebook_file(sudya: Sudya, tmp_path: Path) -> None:
@@ -701,6 +728,9 @@ def test_lint_unknown_rulebook(sudya: Sudya) -> None:
     run = sudya("rulebook", "lint", "chess")
     assert run.returncode == 1
     assert "Traceback" not in run.stderr
+    line_with(run.stdout, "error: ", "нет встроенного регламента «chess»")
+    run = sudya("rulebook", "lint", "chess", "--lang", "en")
+    assert run.returncode == 1
     line_with(run.stdout, "error: ", "unknown rulebook 'chess'")
 
 
@@ -765,8 +795,9 @@ def test_precedent_writes_next_edition(sudya: Sudya, tmp_path: Path) -> None:
 
 def test_edition_2_is_unknown_without_the_precedent(sudya: Sudya, tmp_path: Path) -> None:
     write(tmp_path / "ed2.yaml", bot_scenario("2"))
-    assert_refused(sudya("replay", "ed2.yaml"), "rulebook", "edition '2'")
-    assert_refused(sudya("rulebook", "diff", "clan-championship", "1", "2"), "edition '2'")
+    assert_refused(sudya("replay", "ed2.yaml"), "rulebook", "нет редакции «2»")
+    assert_refused(sudya("rulebook", "diff", "clan-championship", "1", "2", env=ENGLISH),
+                   "edition '2'")
 
 
 def test_second_precedent_builds_on_the_first(sudya: Sudya, tmp_path: Path) -> None:
@@ -775,7 +806,7 @@ def test_second_precedent_builds_on_the_first(sudya: Sudya, tmp_path: Path) -> N
     assert precedent(sudya, books).returncode == 0
     env = {"SUDYA_RULEBOOK_PATH": str(books)}
     again = precedent(sudya, books)
-    assert_refused(again, "'bot-usage'", "already exists")
+    assert_refused(again, "нарушение «bot-usage» уже есть в редакции 2")
     run = sudya("rulebook", "precedent", "clan-championship", "--infraction", "macro-usage",
                 "--name", "Макросы", "--sanctions", "warning", env=env)
     assert run.returncode == 0, run.stderr
@@ -792,7 +823,7 @@ def test_precedent_unknown_sanction_writes_nothing(sudya: Sudya, tmp_path: Path)
     run = sudya("rulebook", "precedent", "clan-championship", "--infraction", "bot-usage",
                 "--name", "Использование бота", "--sanctions", "fighter-dq,banishment",
                 env={"SUDYA_RULEBOOK_PATH": str(books)})
-    assert_refused(run, "--sanctions", "'banishment'")
+    assert_refused(run, "--sanctions", "неизвестный вид наказания «banishment»", "fighter-dq")
     assert list(books.iterdir()) == []
 
 
@@ -953,10 +984,15 @@ def test_replay_interrupted_ends_as_every_command_does(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     # opening the pipe to write returns once the command has opened it to read: it is then
     # inside the replay, waiting for the file's bytes
+    # Ctrl-C as a terminal delivers it, whatever this test process inherited: a shell runs
+    # a background job with SIGINT ignored, and an ignored SIGINT stays ignored in a child
+    # (Python then never turns it into KeyboardInterrupt, and the replay waits for ever)
     with process([sys.executable, "-m", "sudya", "replay", fifo], tmp_path,
-                 stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc, fifo.open("wb"):
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
+                 ) as proc, fifo.open("wb"):
         proc.send_signal(signal.SIGINT)
-        out, error = proc.communicate(timeout=120)
+        out, error = proc.communicate()
     assert (proc.returncode, out, error) == (130, b"", b"")
 
 

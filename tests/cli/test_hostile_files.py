@@ -142,7 +142,7 @@ CLI = {name: ALL[name] for name in CLI_CASES}
 @pytest.mark.parametrize("name", list(CLI))
 def test_sudya_replay_refuses_a_hostile_file_in_one_line(name: str, folder: Path) -> None:
     started = time.monotonic()
-    replayed = run(folder, "replay", name)
+    replayed = run(folder, "replay", name, lang="en")  # the needles are English
     assert time.monotonic() - started < TIMEOUT, (name, replayed.stderr)
     line = refused(replayed, *CLI[name])
     assert NAMED.get(name, Path(name).name) in line, line  # names the file
@@ -156,9 +156,19 @@ END_TO_END = ["not-utf8.yaml", "/dev/zero"]
 @pytest.mark.parametrize("name", END_TO_END)
 def test_the_console_script_refuses_a_hostile_file_in_one_line(name: str,
                                                                folder: Path) -> None:
-    replayed: Run = run_process(folder, "replay", name, timeout=TIMEOUT)
+    replayed: Run = run_process(folder, "replay", name, lang="en", timeout=TIMEOUT)
     line = refused(replayed, *CLI[name])
     assert Path(name).name in line, line
+
+
+def test_a_hostile_file_is_refused_in_russian_by_default(folder: Path) -> None:
+    """Without SUDYA_LANG the reader's refusals are Russian, as every CLI message."""
+    refused(run(folder, "replay", "not-utf8.yaml"), "not-utf8.yaml:5:", "текст не в UTF-8")
+    refused(run(folder, "replay", "huge.json"), "huge.json", "слишком большой объём")
+    refused(run(folder, "replay", "uses-evil-rulebook-bytes.yaml"),
+            "evil-rulebook-bytes.yaml:2", "rulebook", "текст не в UTF-8")
+    refused(run(folder, "replay", "no-such-file.yaml"), "no-such-file.yaml",
+            "не удаётся прочитать")
 
 
 @pytest.mark.parametrize("name", list(ALL))

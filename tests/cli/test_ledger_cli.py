@@ -364,7 +364,7 @@ def test_csv_import_is_all_or_nothing(world: World) -> None:
     assert [x.split(":")[0:2] for x in lines[:-1]] == [["rejected", " строка 3"],
                                                         ["rejected", " строка 5"]], lines
     assert "nope" in lines[0] and "alice" in lines[1]
-    assert lines[-1].startswith("sudya: ") and "nothing was imported" in lines[-1]
+    assert lines[-1] == f"sudya: {bad}: отклонено строк: 2; ничего не загружено", lines
     assert "imported" not in r.stdout
     assert snapshot(world.url) == before
 
@@ -538,7 +538,7 @@ def test_without_by_the_writer_is_the_owner_of_the_database_file(two: Two,
     url = f"sqlite:///{theirs}"
     before = snapshot(url)
     refused_field(run(tmp_path, "record", SLOW, "-t", two.a, "--player", "alice", "--db", url),
-                  "--by", "uid 4242", "--by NAME")
+                  "--by", "не вам", "uid 4242", "--by ИМЯ")
     refused_field(run(tmp_path, "user", "add", "zoe", "--db", url,
                       env={"SUDYA_NEW_PASSWORD": "password-zoe"}), "--by")
     assert snapshot(url) == before

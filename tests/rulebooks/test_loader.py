@@ -85,8 +85,21 @@ def test_unknown_rulebook() -> None:
 
 
 def test_unknown_edition() -> None:
-    with pytest.raises(RulebookError, match=r"'berserk' has no edition '9' \(editions: 1\)"):
+    with pytest.raises(RulebookError, match=r"berserk has no edition '9' \(editions: 1\)"):
         loader.load("berserk", "9")
+
+
+def test_a_refused_rulebook_reads_in_russian_too() -> None:
+    """The loader's refusals are codes: the edges render them in the reader's language."""
+    with pytest.raises(RulebookError) as info:
+        loader.load("chess")
+    assert info.value.code == "rulebook.unknown-or-file"
+    text = info.value.render("ru")
+    assert "нет встроенного регламента «chess»" in text
+    assert all(rid in text for rid in BUNDLED_IDS)
+    with pytest.raises(RulebookError) as info:
+        loader.load("berserk", "9")
+    assert info.value.render("ru") == "у регламента berserk нет редакции «9» (редакции: 1)"
 
 
 def test_missing_file() -> None:

@@ -43,19 +43,19 @@ def load_scenario_file(path: str | Path) -> dict[str, Any]:
         text = loader.read_text(p, MAX_JSON_BYTES if is_json else MAX_YAML_BYTES)
         raw = None if is_json else loader.parse_yaml(text, str(p))
     except RulebookError as exc:
-        raise ScenarioError(str(exc)) from exc
+        raise ScenarioError(exc.code, field=exc.field, where=exc.where, **exc.params) from exc
     if is_json:
         try:
             raw = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            raise ScenarioError(f"malformed JSON: {json_error(exc)}",
-                                where=f"{p}:{exc.lineno}") from exc
+            raise ScenarioError("json.malformed", where=f"{p}:{exc.lineno}",
+                                problem=json_error(exc)) from exc
     if is_json and surely_plain(text, raw):
         data = raw
     else:
         data = plain(raw, where=str(p), tree=None if is_json else raw, fresh=is_json)
     if not isinstance(data, dict):
-        raise ScenarioError("a scenario must be a mapping of keys", where=str(p))
+        raise ScenarioError("scenario.not-mapping", where=str(p))
     base = p.parent
     ref = data.get("rulebook")
     if isinstance(ref, str) and ("/" in ref or ref.endswith((".yaml", ".yml"))):

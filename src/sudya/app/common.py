@@ -67,7 +67,7 @@ def load_book(rulebook: str, edition: str | None = None) -> Rulebook:
     try:
         return loader.load(rulebook, edition)
     except SudyaError as exc:
-        raise LedgerError(str(exc), field="rulebook") from exc
+        raise LedgerError(exc.code, field="rulebook", where=exc.where, **exc.params) from exc
 
 
 K = TypeVar("K", bound=Hashable)

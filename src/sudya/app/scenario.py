@@ -44,7 +44,8 @@ INFRACTION_KEYS = ("infraction", "player", "team", "judge", "round", "date", "de
 def _refused(exc: SudyaError, field: str = "", at: tuple[str | None, int] | None = None
              ) -> ScenarioError:
     """Any refusal as the scenario's, naming the event (where there is one) and the field."""
-    return ScenarioError(exc.code, at=at, field=field or exc.field, **exc.params)
+    return ScenarioError(exc.code, at=at, field=field or exc.field, where=exc.where,
+                         **exc.params)
 
 
 class Replay:

@@ -23,17 +23,20 @@ def write_precedent(rulebook_id: str, *, infraction: str, name_ru: str, name_en:
     """Write the next edition of a bundled rulebook with one new rule; return its path."""
     files = loader.edition_files(rulebook_id)
     if not files:
-        raise RulebookError(f"unknown rulebook {rulebook_id!r}")
+        raise RulebookError("rulebook.unknown-bundled", rulebook=rulebook_id,
+                            bundled=", ".join(loader.bundled_ids()))
     newest = max(files, key=int)
     current = loader.load(rulebook_id, newest)
     if current.infraction(infraction) is not None:
-        raise RulebookError(f"infraction {infraction!r} already exists in edition {newest}")
+        raise RulebookError("rulebook.infraction-exists", infraction=infraction,
+                            edition=newest)
     for kind in sanctions:
         try:
             current.kind(kind)
         except KeyError:
             known = ", ".join(k.id for k in current.sanctions)
-            raise RulebookError(f"--sanctions: unknown sanction kind {kind!r} ({known})") from None
+            raise RulebookError("sanction.unknown-kind-of", field="--sanctions", kind=kind,
+                                known=known) from None
     yaml = YAML(typ="rt")
     yaml.width = 100
     data = yaml.load(files[newest].read_text(encoding="utf-8"))

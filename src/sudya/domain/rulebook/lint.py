@@ -113,7 +113,7 @@ def lint(ref: str, lang: str = "en") -> list[Finding]:
     try:
         book = loader.load(ref)
     except RulebookError as exc:
-        problems = exc.params.get("problems") or [str(exc)]
+        problems = exc.params.get("problems") or [exc.render(lang)]
         return [Finding("error", "", p) for p in problems]  # the message names the file
     files = editions.files_of(ref)
     path = files.get(book.edition) or (Path(ref) if Path(ref).is_file() else None)
@@ -586,7 +586,7 @@ def _edition_files(files: dict[str, Path], lang: str) -> list[Finding]:
             book = loader.load(str(path))  # cached by file and mtime
         except RulebookError as exc:
             out.append(_placed(_finding("lint.edition-unreadable", ("edition",), lang,
-                                        edition=number, problem=str(exc)), str(path)))
+                                        edition=number, problem=exc.render(lang)), str(path)))
             continue
         if book.edition != number:
             out.append(_placed(_finding("lint.edition-file-mismatch", ("edition",), lang,

@@ -40,16 +40,17 @@ def read_text(path: Path, limit: int) -> str:
         with path.open("rb") as f:
             data = f.read(limit + 1)  # never more: /dev/zero is a file too
     except OSError as exc:
-        raise RulebookError(f"{path}: cannot read: {exc.strerror}") from exc
+        raise RulebookError("file.unreadable", where=str(path),
+                            error=exc.strerror or type(exc).__name__) from exc
     if len(data) > limit:
-        raise RulebookError(f"{path}: too large (more than {limit:,} bytes)")
+        raise RulebookError("file.too-large", where=str(path), most=limit)
     data = data.removeprefix(b"\xef\xbb\xbf")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise RulebookError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at "
-                            f"offset {exc.start})") from exc
+        raise RulebookError("file.not-utf8", where=f"{path}:{line}", byte=data[exc.start],
+                            offset=exc.start) from exc
 
 
 def read_yaml(path: Path) -> Any:
@@ -139,17 +140,17 @@ def parse_yaml(text: str, name: str) -> Any:
         problem = str(exc.problem or exc.context or type(exc).__name__)
         if exc.context and problem.startswith("but "):  # "expected ..., but found ..."
             problem = f"{exc.context}, {problem}"
-        raise RulebookError(f"{name}{line}: malformed YAML: {problem}") from exc
+        raise RulebookError("yaml.malformed", where=f"{name}{line}", problem=problem) from exc
     except ReaderError as exc:
         at = text.count("\n", 0, exc.position) + 1
         what = (f"the character U+{exc.character:04X} is not allowed"
                 if isinstance(exc.character, int) else str(exc.reason))
-        raise RulebookError(f"{name}:{at}: malformed YAML: {what}") from exc
+        raise RulebookError("yaml.malformed", where=f"{name}:{at}", problem=what) from exc
     except YAMLError as exc:
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise RulebookError(f"{name}: malformed YAML: {first}") from exc
+        raise RulebookError("yaml.malformed", where=name, problem=first) from exc
     except RecursionError as exc:  # the guards above should make this unreachable
-        raise RulebookError(f"{name}: malformed YAML: nested too deeply") from exc
+        raise RulebookError("yaml.malformed", where=name, problem="nested too deeply") from exc
 
 
 def keys_of(data: Any, loc: Sequence[str | int]) -> list[str | int]:
@@ -216,14 +217,16 @@ def _readable_loc(data: Any, loc: Sequence[str | int]) -> str:
 def validate(data: Any, name: str) -> Rulebook:
     """Turn parsed YAML into a Rulebook, or raise one error naming file, line and key path."""
     if not isinstance(data, dict):
-        raise RulebookError(f"{name}: a rulebook must be a mapping of keys")
+        raise RulebookError("rulebook.not-mapping", where=name)
     try:
         return Rulebook.model_validate(_plain(data))
     except ValidationError as exc:
         problems = _problems(data, name, exc)
         shown = "; ".join(problems[:5])
-        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-        raise RulebookError(shown + more, problems=problems) from exc
+        if len(problems) > 5:
+            raise RulebookError("rulebook.invalid-more", shown=shown, more=len(problems) - 5,
+                                problems=problems) from exc
+        raise RulebookError("rulebook.invalid", shown=shown, problems=problems) from exc
 
 
 def _problems(data: Any, name: str, exc: ValidationError) -> list[str]:
@@ -276,7 +279,7 @@ def _plain(data: Any) -> Any:
 def load_text(text: str, name: str = "<text>") -> Rulebook:
     """Load a rulebook from its YAML text (the web editor's draft); errors name `name`."""
     if len(text.encode("utf-8")) > MAX_YAML_BYTES:
-        raise RulebookError(f"{name}: too large (more than {MAX_YAML_BYTES:,} bytes)")
+        raise RulebookError("file.too-large", where=name, most=MAX_YAML_BYTES)
     return validate(parse_yaml(text.removeprefix("\ufeff"), name), name)
 
 
@@ -543,30 +546,28 @@ def load(ref: str, edition: str | None = None) -> Rulebook:
         if edition is None:
             shared = {*files, *stored_editions(ref, None)}
             if not shared:
-                raise RulebookError(f"rulebook {ref!r}: every edition is a series' own; name "
-                                    f"one (editions: {', '.join(editions_of(ref))})")
+                raise RulebookError("rulebook.only-series-editions", rulebook=ref,
+                                    editions=", ".join(editions_of(ref)))
             edition = max(shared, key=int)
         if edition in stored:
             return _STORED_BOOKS[stored[edition][0]]
         if edition not in files:
-            raise RulebookError(f"rulebook {ref!r} has no edition {edition!r} (editions: "
-                                f"{', '.join(editions_of(ref))})")
+            raise RulebookError("rulebook.no-edition-of", rulebook=ref, edition=edition,
+                                editions=", ".join(editions_of(ref)))
     if not files:
         p = Path(ref)
         if p.suffix in (".yaml", ".yml", ".json") and p.is_file():
             book = _load_cached(str(p.resolve()), p.stat().st_mtime)
             if edition is not None and edition != book.edition:
-                raise RulebookError(
-                    f"{ref}: edition {edition!r} asked for, the file is edition {book.edition!r}"
-                )
+                raise RulebookError("rulebook.file-edition", where=ref, edition=edition,
+                                    file_edition=book.edition)
             return book
-        known = ", ".join(bundled_ids())
-        raise RulebookError(f"unknown rulebook {ref!r} (bundled: {known}; or a path to a file)")
+        raise RulebookError("rulebook.unknown-or-file", rulebook=ref,
+                            bundled=", ".join(bundled_ids()))
     if edition is None:
         edition = max(files, key=int)
     if edition not in files:
-        raise RulebookError(
-            f"rulebook {ref!r} has no edition {edition!r} (editions: {', '.join(sorted(files))})"
-        )
+        raise RulebookError("rulebook.no-edition-of", rulebook=ref, edition=edition,
+                            editions=", ".join(sorted(files)))
     path = files[edition]
     return _load_cached(str(path), path.stat().st_mtime)

@@ -86,8 +86,8 @@ def actor(by: str | None, db: str | None) -> Actor:
     if path is not None and path.exists():  # (a file not made yet would be this user's)
         owner = path.stat().st_uid
         if owner != os.getuid():
-            raise UsageError(f"--by: the database {path} is not yours (its owner is uid "
-                             f"{owner}): say who you are with --by NAME")
+            raise UsageError("cli.database-not-yours", field="--by", path=str(path),
+                             uid=owner)
     return Actor(name=_login(), owner=True)
 
 

@@ -14,10 +14,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import NoReturn
 
 from sudya.domain.errors import SudyaError
+
+# the language the running command was given (--lang, or SUDYA_LANG read as its default):
+# its error messages are in it too. None: no command has said (`cli_lang` reads SUDYA_LANG)
+_chosen_lang: ContextVar[str | None] = ContextVar("sudya_cli_lang", default=None)
 
 
 def main() -> None:
@@ -26,6 +31,8 @@ def main() -> None:
     # first model (40-80 ms of each start here, a tenth of a scenario's replay); Sudya uses
     # none. Whoever wants one sets the variable themself (empty: every plugin loads).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # each command starts with no language of its own (the tests run many in one process)
+    _chosen_lang.set(None)
     args = sys.argv[1:]
     if len(args) == 2 and args[0] == "replay" and not args[1].startswith("-"):
         file = Path(args[1])
@@ -101,8 +108,16 @@ def guarded(command: Callable[[], object]) -> None:
         sys.exit(1)
 
 
+def use_lang(lang: str) -> None:
+    """The running command's language (its --lang option's callback): its errors say it."""
+    _chosen_lang.set(lang)
+
+
 def cli_lang() -> str:
-    """Russian first; SUDYA_LANG=en for English."""
+    """The command's --lang; without one, Russian first and SUDYA_LANG=en for English."""
+    chosen = _chosen_lang.get()
+    if chosen is not None:
+        return chosen
     return "en" if os.environ.get("SUDYA_LANG") == "en" else "ru"
 
 

@@ -66,7 +66,7 @@ def _yaml_value(text: str, field: str) -> Any:
     try:
         value = YAML(typ="safe").load(text)
     except YAMLError:
-        raise UsageError(f"{field}: cannot read {text!r}") from None
+        raise UsageError("cli.unreadable-value", field=field, value=text) from None
     return value
 
 
@@ -75,7 +75,7 @@ def _details(pairs: list[str], option: str = "--detail") -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise UsageError(f"{option}: write key=value, got {pair!r}")
+            raise UsageError("cli.key-value", field=option, pair=pair)
         details[key.strip()] = _yaml_value(value, f"{option} {key}")
     return details
 
@@ -86,7 +86,7 @@ def _date(text: str | None, field: str) -> dt.date | None:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise UsageError(f"{field}: not an ISO date such as 2026-03-01: {text!r}") from None
+        raise UsageError("cli.not-a-date", field=field, value=text) from None
 
 
 def _tournament_book(app: Sudya, tournament: int) -> Rulebook | None:
@@ -270,7 +270,7 @@ def tournament_create(
     if points is not None:
         parts = points.split("/")
         if len(parts) != 3 or not all(p.isdigit() for p in parts):
-            raise UsageError(f"--points: write WIN/DRAW/LOSS, such as 3/1/0, got {points!r}")
+            raise UsageError("cli.points-format", field="--points", points=points)
         win, draw, loss = (int(p) for p in parts)
     plan = build(Plan, rounds=rounds, pairing=pairing, win=win, draw=draw, loss=loss,
                  tiebreakers=tiebreaker or None, top_cut=top_cut, self_report=self_report)
@@ -278,7 +278,7 @@ def tournament_create(
     with opened(db) as sudya:
         exists = sudya.read(series_exists, name=series)
         if not exists and rulebook is None:
-            raise UsageError(f"--rulebook: series {series!r} is new; name its rulebook")
+            raise UsageError("cli.new-series-rulebook", field="--rulebook", series=series)
         cmd = build(CreateTournament, series=series, name=name, date=day, level=level,
                     settings=settings, new_series_rulebook=None if exists else rulebook,
                     plan=plan)
@@ -450,7 +450,7 @@ def decide(tournament: TournamentOpt, of: Annotated[str, typer.Option(help="even
     frozen fight's result (--result) or a suspension's term (--until, --lift)."""
     decided = None if sanctions is None else _yaml_value(sanctions, "--sanctions")
     if decided is not None and not isinstance(decided, list):
-        raise UsageError("--sanctions: a YAML list such as \"[{kind: fighter-dq}]\"")
+        raise UsageError("cli.sanctions-list", field="--sanctions")
     payload: dict[str, Any] = {
         "of": of, "judge": judge, "sanctions": decided,
         "choice": None if choice is None else _yaml_value(choice, "--choice")}
@@ -488,24 +488,24 @@ def result(tournament: TournamentOpt,
     table of the round's pairings (--table, with --round)."""
     if table is not None:
         if len(given) != 1:
-            raise UsageError("SCORE: with --table give the score alone, such as 2-1")
+            raise UsageError("cli.score-alone", field="SCORE")
         if round_ is None:
-            raise UsageError("--round: the round of the table's pairing")
+            raise UsageError("cli.table-round-required", field="--round")
         from sudya.app.swiss_rounds import seated_at
 
         with opened(db) as sudya:
             seated = sudya.read(seated_at, tournament, round_, table)
         if seated is None:
-            raise UsageError(f"--table: round {round_} has no table {table}")
+            raise UsageError("cli.no-such-table", field="--table", round=round_, table=table)
         player_a, player_b, score = *seated, given[0]
     elif len(given) == 3:
         player_a, player_b, score = given
     else:
-        raise UsageError("PLAYER_A PLAYER_B SCORE: give the two players and the score")
+        raise UsageError("cli.players-and-score", field="PLAYER_A PLAYER_B SCORE")
     try:
         a, b = (int(x) for x in score.split("-"))
     except ValueError:
-        raise UsageError(f"SCORE: write it like 12-8, got {score!r}") from None
+        raise UsageError("import.score-format", field="SCORE", score=score) from None
     cmd = decode("result", {"players": [player_a, player_b], "score": [a, b],
                             "round": round_})
     _setup(db, by, tournament, cmd)
@@ -593,7 +593,7 @@ def export(series: Annotated[str, typer.Option(help="series name")],
     from sudya.app.exports import export_csv, export_json
 
     if fmt not in ("json", "csv"):
-        raise UsageError(f"--format: json or csv, got {fmt!r}")
+        raise UsageError("cli.export-format", field="--format", format=fmt)
     with opened(db) as sudya:
         text = sudya.read(export_json if fmt == "json" else export_csv, series)
     if output is None:
@@ -638,8 +638,8 @@ def import_(what: Annotated[str, typer.Argument(help="players, teams or results"
                 progress.stop()
                 for line in exc.rejected:
                     sys.stderr.write(f"rejected: {line}\n")
-                raise UsageError(f"{file}: {len(exc.rejected)} row(s) rejected; nothing was "
-                                 "imported") from None
+                raise UsageError("import.rejected", where=str(file),
+                                 count=len(exc.rejected)) from None
     out.print(f"imported {count} row(s)")
 
 
@@ -651,7 +651,8 @@ def _import_roster(kind: str, file: Path, tournament: int, who: Any, db: str | N
     try:
         data = file.read_bytes()
     except OSError as exc:
-        raise UsageError(f"FILE: {file}: {exc.strerror}") from None
+        raise UsageError("decks.file-unreadable", field="FILE", path=str(file),
+                         error=exc.strerror or type(exc).__name__) from None
     cmd = build(ImportRoster, kind=kind, filename=file.name, data=data)
     with opened(db) as sudya:
         view = send(sudya, cmd, who, tournament)
@@ -661,8 +662,8 @@ def _import_roster(kind: str, file: Path, tournament: int, who: Any, db: str | N
             line = render("import.at-line", {"n": p.line}, lang)
             sys.stderr.write(f"rejected: {line}: {p.field}: "
                              f"{render(p.code, p.params, lang)}\n")
-        raise UsageError(f"{file}: {len({p.line for p in view.problems})} row(s) rejected; "
-                         "nothing was imported")
+        raise UsageError("import.rejected", where=str(file),
+                         count=len({p.line for p in view.problems}))
     out.print(f"imported {view.count} row(s)")
 
 
@@ -715,10 +716,9 @@ def audit_verify(db: Db = None,
 
     heads = [parse_head(h) for h in head or []]
     if series is not None and tournament is not None:
-        raise UsageError("--series: name the series or the tournament (-t), not both")
+        raise UsageError("cli.series-or-tournament", field="--series")
     if by and tournament is None:
-        raise UsageError("--tournament: name the tournament whose series --by verifies "
-                         "(every series: the owner of the database, without --by)")
+        raise UsageError("cli.verify-by-needs-tournament", field="--tournament")
     who = actor(by, db)
     with opened(db) as sudya:
         if tournament is not None:
@@ -775,7 +775,7 @@ def _roles(role: list[str] | None) -> list[tuple[int, str]]:
     for item in role or []:
         tid, sep, what = item.partition(":")
         if not sep or not tid.isdigit():
-            raise UsageError(f"--role: write TOURNAMENT:ROLE, got {item!r}")
+            raise UsageError("cli.role-format", field="--role", value=item)
         roles.append((int(tid), what))
     return roles
 
@@ -889,7 +889,7 @@ def user_revoke(username: Annotated[str, typer.Argument()], db: Db = None) -> No
     with opened(db) as sudya:
         count = sign_out_everywhere(sudya.ledger, username=username)
     if count is None:
-        raise UsageError(f"USERNAME: unknown user {username!r}")
+        raise UsageError("user.unknown", field="USERNAME", username=username)
     out.print(f"{count}")
 
 

@@ -12,7 +12,7 @@ import typer
 
 from sudya.domain.errors import SudyaError
 from sudya.edges.cli.entry import cli_lang as cli_lang  # the commands' language
-from sudya.edges.cli.entry import leave, replay_file
+from sudya.edges.cli.entry import leave, replay_file, use_lang
 
 if TYPE_CHECKING:
     from sudya.domain.rulebook.schema import Rulebook
@@ -28,7 +28,21 @@ rulebook_app = typer.Typer(help="Регламенты / rulebooks: show, lint, t
                                 "diff, precedent, import, publish.", no_args_is_help=True)
 app.add_typer(rulebook_app, name="rulebook")
 
-Lang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG",
+
+class UsageError(SudyaError):
+    code = "usage"
+
+
+def chosen_lang(lang: str) -> str:
+    """The --lang option's callback: ru or en (refused otherwise), and the command's errors
+    are in it too."""
+    if lang not in ("ru", "en"):
+        raise UsageError("report.bad-lang", field="--lang", lang=lang)
+    use_lang(lang)
+    return lang
+
+
+Lang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG", callback=chosen_lang,
                                    help="ru (default) or en")]
 RulebookRef = Annotated[str, typer.Argument(help="rulebook id or file")]
 LevelOpt = Annotated[str | None, typer.Option(help="only this level")]
@@ -37,13 +51,9 @@ StoreDb = Annotated[str | None, typer.Option(
     "--db", help="a ledger's database URL: its stored rulebook editions too")]
 
 
-class UsageError(SudyaError):
-    code = "usage"
-
-
 def _lang(lang: str) -> str:
     if lang not in ("ru", "en"):
-        raise UsageError(f"--lang: must be ru or en, got {lang!r}")
+        raise UsageError("report.bad-lang", field="--lang", lang=lang)
     return lang
 
 
@@ -55,8 +65,10 @@ def _book(ref: str, edition: str | None = None) -> Rulebook:
 
 def _check_level(book: Rulebook, level: str | None) -> None:
     levels = book.level_ids()
+    if level is not None and not levels:
+        raise UsageError("level.none", field="--level", rulebook=book.id)
     if level is not None and level not in levels:
-        raise UsageError(f"--level: unknown level {level!r} ({', '.join(levels) or 'none'})")
+        raise UsageError("level.unknown", field="--level", level=level, levels=list(levels))
 
 
 @app.command()
@@ -338,11 +350,11 @@ def rulebook_precedent(
 
     kinds = [k.strip() for k in sanctions.split(",") if k.strip()]
     if not kinds:
-        raise UsageError("--sanctions: name at least one sanction kind")
+        raise UsageError("cli.sanctions-required", field="--sanctions")
     try:
         day = dt.date.fromisoformat(decided_on) if decided_on else dt.date.today()
     except ValueError:
-        raise UsageError(f"--decided-on: not an ISO date: {decided_on!r}") from None
+        raise UsageError("cli.not-a-date", field="--decided-on", value=decided_on) from None
     path = write_precedent(ref, infraction=infraction, name_ru=name, name_en=name_en or name,
                            sanctions=kinds, source=source, decided_on=day, category=category,
                            out_dir=out_dir)

@@ -87,7 +87,7 @@ def drop(player: Annotated[str, typer.Argument(help="the player's id")],
     from sudya.domain.commands import DropPlayer
 
     if not back and after is None:
-        raise UsageError("--after: the last round they played (or --back)")
+        raise UsageError("cli.drop-after-required", field="--after")
     cmd = build(DropPlayer, player=player, after=None if back else after)
     who = actor(by, db)
     with opened(db) as sudya:
@@ -112,7 +112,7 @@ def matchups(tournament: TournamentOpt,
     for n, text in enumerate(game):
         parts = text.split(":")
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] not in ("a", "b")):
-            raise UsageError(f"--game {n + 1}: {text!r}: A:B, A:B:a or A:B:b")
+            raise UsageError("cli.game-format", field=f"--game {n + 1}", game=text)
         games.append({"a": parts[0], "b": parts[1],
                       "defender": parts[2] if len(parts) == 3 else None})
     cmd = build(SetMatchups, round=round_, table=table, games=games)

@@ -20,7 +20,7 @@ from sudya.domain.errors import SudyaError
 from sudya.edges.cli.console import out
 from sudya.edges.cli.core import opened
 from sudya.edges.cli.ledger import Db, _date
-from sudya.edges.cli.main import UsageError, app
+from sudya.edges.cli.main import UsageError, app, chosen_lang
 
 
 class _JudgeByDefault(TyperGroup):
@@ -44,8 +44,8 @@ PdfOpt = Annotated[Path | None, typer.Option("--pdf", help="write the PDF here")
 HtmlOpt = Annotated[Path | None, typer.Option("--html", help="write the HTML page here")]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="write the report's data "
                                               "(JSON) here; - for stdout")]
-ReportLang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG", help="ru (default) "
-                                         "or en: the report's language")]
+ReportLang = Annotated[str, typer.Option("--lang", envvar="SUDYA_LANG", callback=chosen_lang,
+                                         help="ru (default) or en: the report's language")]
 
 
 def _lang(lang: str) -> Any:
@@ -163,7 +163,7 @@ def round_sheet_cmd(tournament: Tournament,
     parts: dict[str, Literal["tables", "names", "slips"]] = {
         "tables": "tables", "names": "names", "slips": "slips"}
     if part not in parts:
-        raise UsageError(f"PART: tables, names or slips, got {part!r}")
+        raise UsageError("cli.report-part", field="PART", part=part)
     _need_output(pdf, html, json_)
     chosen = _lang(lang)
     with opened(db) as sudya:

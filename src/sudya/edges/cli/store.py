@@ -39,7 +39,7 @@ def _start(text: str) -> dt.date | None:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise UsageError(f"--from: not an ISO date or next-tournament: {text!r}") from None
+        raise UsageError("cli.not-a-date-or-next", field="--from", value=text) from None
 
 
 def _file_text(path: Path, option: str) -> str:
@@ -49,7 +49,7 @@ def _file_text(path: Path, option: str) -> str:
     try:
         return loader.read_text(path, loader.MAX_YAML_BYTES)
     except RulebookError as exc:
-        raise UsageError(f"{option}: {exc}") from None
+        raise UsageError(exc.code, field=option, where=exc.where, **exc.params) from None
 
 
 def _cases_beside(path: Path) -> Any:
@@ -118,9 +118,9 @@ def rulebook_publish(
     from sudya.domain.commands import PublishRulebook
 
     if (file is None) == (decision is None):
-        raise UsageError("--file: give the new edition's file, or --decision with --tournament")
+        raise UsageError("cli.publish-file-or-decision", field="--file")
     if file is None and tournament is None:
-        raise UsageError("--tournament: name the tournament of the decision")
+        raise UsageError("cli.decision-tournament-required", field="--tournament")
     who = actor(by, db)
     with opened(db) as sudya:
         cases = None
@@ -134,9 +134,10 @@ def rulebook_publish(
             summary = summary or f"college precedent: decision {decision}"
         check = store.check_text(text, name=str(file or "draft"))
         if check.loads and check.rulebook != ref:
-            raise UsageError(f"--file: the file is rulebook {check.rulebook!r}, not {ref!r}")
+            raise UsageError("cli.file-other-rulebook", field="--file",
+                             file_rulebook=check.rulebook, rulebook=ref)
         if not summary:
-            raise UsageError("--summary: say what changed in this edition")
+            raise UsageError("rulebook.summary-required", field="--summary")
         cmd = build(PublishRulebook, text=text, in_force_from=_start(start), summary=summary,
                     cases=cases, series=_series(series) if file is not None else None)
         # a college decision's precedent is published for its tournament's series (its head
