@@ -53,6 +53,34 @@ def test_every_code_in_the_source_has_russian_and_english_text() -> None:
     assert missing == {}
 
 
+# refusals whose text a user reads: the API's and the access checks', the command line's
+# usage errors, a rulebook or scenario file that does not load
+REFUSALS = {"ApiError", "AuthError", "UsageError", "RulebookError", "ScenarioError"}
+
+
+def test_refusals_are_raised_with_a_code_never_a_sentence() -> None:
+    """An API, access, command-line, rulebook or scenario refusal's first argument is a
+    catalogue code (or a code it was given), never an English sentence: it becomes the
+    refusal's `type` (issue 38), and its text is in the reader's language (--lang)."""
+    sentences = []
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and node.args
+                    and isinstance(node.func, ast.Name | ast.Attribute)
+                    and (node.func.id if isinstance(node.func, ast.Name)
+                         else node.func.attr) in REFUSALS):
+                continue
+            first = node.args[0]
+            # another error's English line, `str(exc)`, is a sentence too: its code, where
+            # and parameters are passed on instead
+            text = isinstance(first, ast.JoinedStr | ast.BinOp) or (
+                isinstance(first, ast.Call) and isinstance(first.func, ast.Name)
+                and first.func.id == "str")
+            if text or (isinstance(first, ast.Constant) and not is_code(str(first.value))):
+                sentences.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert sentences == []
+
+
 def test_both_catalogues_hold_the_same_codes_and_russian_names_no_other_parameters() -> None:
     fields = string.Formatter()
 

@@ -276,11 +276,11 @@ def assign(s: Session, *, user: m.User, tournament_id: int, role: str) -> None:
     username as the judge's id), so the engine knows who ruled.
     """
     if s.get(m.Tournament, tournament_id) is None:
-        raise AuthError(f"tournament: unknown tournament {tournament_id}", status=422,
-                        field="tournament")
-    if role not in EXTRA_ROLES:
-        raise AuthError(f"role: {role!r} is not one of {', '.join(EXTRA_ROLES)}; judges are "
-                        "added to the tournament's staff", status=422, field="role")
+        raise AuthError("tournament.unknown", status=422, field="tournament",
+                        tournament=tournament_id)
+    if role not in EXTRA_ROLES:  # judges are added to the tournament's staff
+        raise AuthError("role.unknown", status=422, field="role", role=role,
+                        roles=", ".join(EXTRA_ROLES))
     exists = s.scalar(select(m.Assignment.id).where(
         m.Assignment.user_id == user.id, m.Assignment.tournament_id == tournament_id,
         m.Assignment.role == role))

@@ -390,8 +390,8 @@ def _check_dates(book: Rulebook, cmd: commands.RecordInfraction) -> None:
         except ValueError:
             continue  # the engine says what a date looks like
         if not FIRST_DAY <= day <= LAST_DAY:
-            raise ApiError(f"details.{name}: a date from {FIRST_DAY} to {LAST_DAY}",
-                           status=422, field=f"details.{name}")
+            raise ApiError("date.out-of-range", status=422, field=f"details.{name}",
+                           first=str(FIRST_DAY), last=str(LAST_DAY))
 
 
 # ---------------------------------------------------------------------- session
@@ -439,11 +439,13 @@ def rulebooks() -> list[RulebookBrief]:
 def rulebook(rulebook_id: Annotated[str, Path(max_length=100)],
              edition: Annotated[str | None, Query(max_length=20)] = None) -> Rulebook:
     if rulebook_id not in loader.bundled_ids():
-        raise ApiError(f"unknown rulebook {rulebook_id!r}", status=404, field="rulebook_id")
+        raise ApiError("rulebook.unknown", status=404, field="rulebook_id",
+                       rulebook=rulebook_id)
     editions = loader.edition_files(rulebook_id)
     if edition is not None and edition not in editions:
-        raise ApiError(f"{rulebook_id} has no edition {edition!r} (editions: "
-                       f"{', '.join(sorted(editions, key=int))})", status=422, field="edition")
+        raise ApiError("rulebook.no-edition-of", status=422, field="edition",
+                       rulebook=rulebook_id, edition=edition,
+                       editions=", ".join(sorted(editions, key=int)))
     return loader.load(rulebook_id, edition)
 
 
@@ -494,8 +496,8 @@ async def replay_scenario(request: Request, ctx: C) -> JSONResponse:
         scenario = plain(scenario)  # as a scenario file: no NaN, lone surrogates, deep nesting
         ref = scenario.get("rulebook") if isinstance(scenario, dict) else None
         if isinstance(ref, str) and ref not in loader.bundled_ids():
-            raise ScenarioError(f"rulebook: unknown rulebook {ref!r} (bundled: "
-                                f"{', '.join(loader.bundled_ids())})")
+            raise ScenarioError("rulebook.unknown-bundled", field="rulebook", rulebook=ref,
+                                bundled=", ".join(loader.bundled_ids()))
         result = await run_in_threadpool(replay, scenario)
     except ScenarioError as exc:
         return JSONResponse({"detail": str(exc)}, status_code=422)
@@ -618,7 +620,7 @@ def person(tid: TournamentId, handle: Annotated[str, Path(min_length=1, max_leng
     # staff: a person of this series, and of the record the series they hold a role in
     scope = ctx.read(readable_record, user, t, handle)
     if not ctx.read(person_exists, handle):
-        raise ApiError(f"handle: unknown person {handle!r}", status=404, field="handle")
+        raise ApiError("person.unknown", status=404, field="handle", person=handle)
     return ctx.read(person_history, handle, dt.date.today(), series=scope)
 
 
@@ -857,20 +859,18 @@ def _deck_rulebook(ctx: Ctx, rulebook: str | None, tournament: int | None,
         st = _member(ctx, tournament, "rule")
         book = st.book
         if rulebook is not None and rulebook != book.id:
-            raise ApiError(f"rulebook: tournament {tournament} uses {book.id}, not "
-                           f"{rulebook!r}", status=422, field="rulebook")
+            raise ApiError("rulebook.not-the-tournaments", status=422, field="rulebook",
+                           tournament=tournament, uses=book.id, rulebook=rulebook)
     else:
         if rulebook is None:
-            raise ApiError("rulebook: name the rulebook (or the tournament)", status=422,
-                           field="rulebook")
+            raise ApiError("rulebook.name-it", status=422, field="rulebook")
         if rulebook not in loader.bundled_ids():
-            raise ApiError(f"rulebook: unknown rulebook {rulebook!r} (bundled: "
-                           f"{', '.join(loader.bundled_ids())})", status=422,
-                           field="rulebook")
+            raise ApiError("rulebook.unknown-bundled", status=422, field="rulebook",
+                           rulebook=rulebook, bundled=", ".join(loader.bundled_ids()))
         book = loader.load(rulebook)
     if (part == "formats" and not book.formats) or (part == "squad" and book.squad is None):
-        what = "deck formats" if part == "formats" else "squad rules"
-        raise ApiError(f"rulebook: {book.id} has no {what}", status=422,
+        code = "rulebook.no-formats" if part == "formats" else "rulebook.no-squad"
+        raise ApiError(code, status=422, rulebook=book.id,
                        field="tournament" if tournament is not None else "rulebook")
     return book, st
 
@@ -882,8 +882,7 @@ def _finding(f: Finding) -> FindingOut:
 def _deck_cards(ctx: Ctx, choice: str) -> tuple[CardList, bool]:
     cards, sample = ctx.read(card_list, choice)
     if cards is None:
-        raise ApiError("cards: no card list is imported (sudya cards import FILE); send "
-                       "cards: sample to use the SAMPLE list", status=422, field="cards")
+        raise ApiError("cards.none-imported", status=422, field="cards")
     return cards, sample
 
 
@@ -892,8 +891,8 @@ def _deck_cards(ctx: Ctx, choice: str) -> tuple[CardList, bool]:
 def deck_check(body: DeckCheckIn, ctx: Signed) -> DeckCheckOut:
     book, st = _deck_rulebook(ctx, body.rulebook, body.tournament, "formats")
     if body.format not in book.formats:
-        raise ApiError(f"format: unknown format {body.format!r} (formats: "
-                       f"{', '.join(book.formats)})", status=422, field="format")
+        raise ApiError("decks.unknown-format", status=422, field="format",
+                       format=body.format, formats=", ".join(book.formats))
     cards, sample = _deck_cards(ctx, body.cards)
     findings = check(parse(body.text), cards, book.formats[body.format], body.format)
     decklist_id = None
@@ -937,7 +936,8 @@ def squad_remedy(body: SquadRemedyIn, ctx: Signed) -> SquadRemedyOut:
 def deck_status(tid: TournamentId, ctx: Caller) -> list[DeckStatusOut]:
     st = _member(ctx, tid, "rule")
     if not st.book.formats:
-        raise ApiError("this tournament's rulebook has no deck formats", status=404)
+        raise ApiError("rulebook.no-formats", status=404, field="tournament",
+                       rulebook=st.book.id)
     rows = ctx.read(decklist_status, tid)
     for row in rows:  # SQLite keeps no time zone: the ledger writes UTC
         at = row["checked_at"]
