@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 from typing import Annotated, Any
@@ -231,8 +232,6 @@ def _apply(posted: FormData, draft: Draft) -> dict[str, str]:
 def _carry_cases(draft: Draft, posted: FormData) -> None:
     """A renamed copy keeps its cases: a case naming the rulebook the draft was started from
     (or the id it had on the page) names the draft's id now."""
-    import re
-
     try:
         data = editing.parse(draft.text)
     except SudyaError:
@@ -244,7 +243,7 @@ def _carry_cases(draft: Draft, posted: FormData) -> None:
     if not former:
         return
     named = "|".join(re.escape(f) for f in sorted(former))
-    expected_id = re.compile(r'("rulebook"\s*:\s*\{\s*"id"\s*:\s*")(?:%s)(")' % named)
+    expected_id = re.compile(r'("rulebook"\s*:\s*\{\s*"id"\s*:\s*")(?:' + named + r')(")')
     for i, case in enumerate(draft.cases):
         found = re.search(RULEBOOK_LINE, case.scenario)
         if found is not None and found.group(2).strip("'\"") in former:
