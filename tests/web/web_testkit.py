@@ -155,7 +155,7 @@ def form_fields(form: Element) -> dict[str, str]:
     """What a browser sends of a form as the page shows it: inputs (a checkbox or radio only
     when checked), the selected option of each select, textareas; no buttons (a name the
     form holds several times: its last value; `form_items` keeps them all)."""
-    return {name: value for name, value in form_items(form)}
+    return {name: values[-1] for name, values in form_items(form).items()}
 
 
 def form_items(form: Element) -> dict[str, list[str]]:
