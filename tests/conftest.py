@@ -36,6 +36,11 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
 
 
+# what Python's multiprocessing starts for the interpreter itself, once, and ends when the
+# interpreter does: not a test's
+INTERPRETER_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
+
+
 def _descendants(pid: int) -> list[tuple[int, str]]:
     """The live processes started (directly or not) by `pid`: (pid, command line)."""
     children: dict[int, list[int]] = {}
@@ -53,7 +58,8 @@ def _descendants(pid: int) -> list[tuple[int, str]]:
     found, todo = [], [pid]
     while todo:
         for child in children.get(todo.pop(), []):
-            found.append((child, commands[child]))
+            if not any(helper in commands[child] for helper in INTERPRETER_HELPERS):
+                found.append((child, commands[child]))
             todo.append(child)
     return found
 
