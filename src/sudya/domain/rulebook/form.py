@@ -15,6 +15,7 @@ rulebook (describe.py's words).
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections.abc import Mapping, Sequence
@@ -86,7 +87,15 @@ class Grid:
 
 
 def parse(text: str) -> Any:
+    """The draft's YAML as ruamel's round-trip tree (line and column of every value)."""
     return loader.parse_yaml(text.removeprefix("\ufeff"), "draft")
+
+
+@functools.lru_cache(maxsize=8)
+def parsed(text: str) -> Any:
+    """`parse`, kept for the few texts of the requests at hand (a tenth of a second each for a
+    rulebook of berserk's size): never to be changed — `set_value` changes its own copy."""
+    return parse(text)
 
 
 def grid(book: Rulebook, data: Any, lang: str = "ru") -> Grid:
@@ -195,7 +204,7 @@ def set_value(text: str, keys: Keys, value: Any, written: str | None = None) -> 
         if found is not None:
             changed = text[:start] + new + text[found.end():]
             try:
-                if _node(parse(changed), keys) == value:
+                if _node(parsed(changed), keys) == value:
                     return changed
             except (RulebookError, KeyError, IndexError, TypeError):
                 pass
@@ -206,7 +215,7 @@ def set_value(text: str, keys: Keys, value: Any, written: str | None = None) -> 
 def set_cell(text: str, index: int, level: str, value: str, levels: Sequence[str]) -> str:
     """An infraction's penalty at a level set to a kind (NONE: no penalty)."""
     kind = None if value == NONE else value
-    data = parse(text)
+    data = parsed(text)
     inf = data["infractions"][index]
     pen = inf.get("penalty")
     if level == "*" or not levels:
@@ -224,7 +233,7 @@ def set_cell(text: str, index: int, level: str, value: str, levels: Sequence[str
 def set_part(text: str, index: int, level: str, part: int, value: str,
              levels: Sequence[str]) -> str:
     """One kind of a penalty written as a list of kinds set to another."""
-    data = parse(text)
+    data = parsed(text)
     pen = data["infractions"][index]["penalty"]
     if level == "*" or not levels:
         return set_value(text, ("infractions", index, "penalty", part), value)
@@ -380,5 +389,5 @@ def typed(kind: str, value: str) -> Any:
 
 
 __all__ = ["NONE", "Cell", "Row", "Grid", "Choice", "grid", "set_value", "set_cell", "set_part",
-           "NewInfraction", "add_infraction", "Field", "RuleGroup", "rules", "field_name",
+           "parsed", "NewInfraction", "add_infraction", "Field", "RuleGroup", "rules", "field_name",
            "keys_of", "typed", "parse", "dump"]

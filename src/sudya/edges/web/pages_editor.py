@@ -172,13 +172,13 @@ def _apply(posted: FormData, draft: Draft) -> dict[str, str]:
         _carry_cases(draft, posted)
         return errors
     lang = i18n.current_lang.get()
-    checked = drafts.check(draft.text, lang)
+    checked = _check(draft.text, lang)
     book = checked.book
     if book is None:
         errors["form"] = _("The form's changes were not written: the YAML does not load. "
                            "Mend it first (the problems say where).")
         return errors
-    data = editing.parse(draft.text)
+    data = editing.parsed(draft.text)
     index = {inf.id: i for i, inf in enumerate(book.infractions)}
     levels = book.level_ids()
     kinds = {k.id for k in book.sanctions} | {editing.NONE}
@@ -233,7 +233,7 @@ def _carry_cases(draft: Draft, posted: FormData) -> None:
     """A renamed copy keeps its cases: a case naming the rulebook the draft was started from
     (or the id it had on the page) names the draft's id now."""
     try:
-        data = editing.parse(draft.text)
+        data = editing.parsed(draft.text)
     except SudyaError:
         return
     new_id = data.get("id") if isinstance(data, dict) else None
@@ -258,7 +258,7 @@ def _new_infraction(posted: FormData, draft: Draft) -> dict[str, str]:
     """Add the infraction of the form «Добавить нарушение» to the draft: what is missing or
     wrong, by field name."""
     errors: dict[str, str] = {}
-    checked = drafts.check(draft.text, i18n.current_lang.get())
+    checked = _check(draft.text, i18n.current_lang.get())
     book = checked.book
     if book is None:
         return {"form": _("The form's changes were not written: the YAML does not load. "
@@ -296,7 +296,7 @@ def _form_view(report: dict[str, Any], text: str) -> dict[str, Any] | None:
     if book is None:
         return None
     lang = i18n.current_lang.get()
-    data = editing.parse(text)
+    data = editing.parsed(text)
     grid = editing.grid(book, data, lang)
     beside: dict[str, list[str]] = {}
     levels = {lv for lv, _name in grid.levels}
@@ -333,7 +333,7 @@ def _report(ctx: Ctx, draft: Draft) -> dict[str, Any]:
     """The check of a draft as the page shows it: problems by line, the catalogue, the
     «было / стало» table and whether it may be published."""
     lang = i18n.current_lang.get()
-    checked = drafts.check(draft.text, lang)
+    checked = _check(draft.text, lang)
     book = checked.book
     problems = [_problem_view(p, lang, book) for p in checked.problems()]
     report: dict[str, Any] = {
@@ -351,6 +351,13 @@ def _report(ctx: Ctx, draft: Draft) -> dict[str, Any]:
                 report["base"] = {"id": base.id, "edition": base.edition}
                 report["diff"] = [_diff_view(r) for r in drafts.diff(base, book, lang)]
     return report
+
+
+@functools.lru_cache(maxsize=8)
+def _check(text: str, lang: str) -> drafts.DraftCheck:
+    """A draft checked, kept for the few texts of the requests at hand: one change in the
+    form checks the same text several times (before writing, the report, the cases)."""
+    return drafts.check(text, lang)
 
 
 @functools.lru_cache(maxsize=16)
@@ -492,7 +499,7 @@ def apply(ctx: C, posted: forms.Posted) -> Response:
     """The form's changes written into the draft, which is checked and its cases run: the
     whole page (under htmx the editor's form replaces itself)."""
     _form, draft, errors = _posted(ctx, posted)
-    checked = drafts.check(draft.text, i18n.current_lang.get())
+    checked = _check(draft.text, i18n.current_lang.get())
     return _page(ctx, draft, errors=errors, outcomes=_run_cases(draft, checked))
 
 
@@ -502,7 +509,7 @@ def add(ctx: C, posted: forms.Posted) -> Response:
     form, draft, errors = _posted(ctx, posted)
     if not errors:
         errors = _new_infraction(form, draft)
-    checked = drafts.check(draft.text, i18n.current_lang.get())
+    checked = _check(draft.text, i18n.current_lang.get())
     kept = {k: str(v) for k, v in form.multi_items() if k.startswith("new_") and errors}
     return _page(ctx, draft, errors=errors, status=422 if errors else 200,
                  outcomes=_run_cases(draft, checked), new=kept)
@@ -516,7 +523,7 @@ def cases(ctx: C, posted: forms.Posted) -> Response:
     delete = forms.whole_number(str(form.get("delete", "")))
     if delete is not None and 0 <= delete < len(draft.cases):
         del draft.cases[delete]
-    checked = drafts.check(draft.text, i18n.current_lang.get())
+    checked = _check(draft.text, i18n.current_lang.get())
     outcomes = _run_cases(draft, checked)
     accept = forms.whole_number(str(form.get("accept", "")))
     if accept is not None and outcomes and 0 <= accept < len(outcomes) \
@@ -537,7 +544,7 @@ def publish(ctx: C, posted: forms.Posted) -> Response:
     with the button that publishes."""
     actor = ctx.actor()
     form, draft, errors = _posted(ctx, posted)
-    checked = drafts.check(draft.text, i18n.current_lang.get())
+    checked = _check(draft.text, i18n.current_lang.get())
     reasons = _reasons(checked)
     outcomes = _run_cases(draft, checked) if not reasons else None
     failing = [o.name for o in outcomes or [] if not o.passed]
