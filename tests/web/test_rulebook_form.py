@@ -245,3 +245,22 @@ def test_each_kind_of_a_penalty_given_together_is_a_choice(organiser: TestClient
     page = send(organiser, "/rulebooks/editor/apply", data)
     assert "    penalty: [fighter-dq, warning]\n" in text_of(page)
     assert fields(page)["cell|elixirs.long|*|1"] == ["warning"]
+
+
+def test_a_renamed_copy_is_published_as_a_rulebook_of_ones_own(organiser: TestClient) -> None:
+    page = organiser.get("/rulebooks/editor?from=berserk").text
+    data = fields(page)
+    assert data["series"] != [""]  # the organiser's berserk series, chosen for them
+    data |= {"meta|id": ["berserk-klub"], "summary": ["Клубная копия"],
+             "in_force_from": ["2027-01-01"]}
+    refused = send(organiser, "/rulebooks/editor/publish", data)
+    said = beside(refused, "series")
+    assert "berserk-klub" in said and "свой регламент" in said, said
+    data = fields(refused) | {"series": [""]}
+    preview = send(organiser, "/rulebooks/editor/publish", data)
+    shown = parse(preview).one("div", id="publish-preview").text()
+    assert "каждой серии регламента berserk-klub" in shown, shown
+    r = organiser.post("/rulebooks/editor/publish", data={**fields(preview), "confirm": ["1"]})
+    assert "Редакция 1 регламента berserk-klub опубликована" in html.unescape(r.text)
+    again = organiser.get("/rulebooks/editor?from=berserk-klub").text
+    assert len([n for n in fields(again)["case_name"] if n]) == 8  # its cases kept with it

@@ -104,6 +104,11 @@ def _stored_cases(ctx: Ctx, rid: str) -> list[DraftCase]:
             for name, (scenario, expected) in stored.items()]
 
 
+def _cases_of(ctx: Ctx, rid: str) -> list[DraftCase]:
+    """A bundled rulebook's own cases; one's own rulebook's: those it was published with."""
+    return _bundled_cases(rid) if loader.edition_files(rid) else _stored_cases(ctx, rid)
+
+
 def _current_text(ctx: Ctx, rid: str) -> str | None:
     """The text of a rulebook's newest edition: stored in the ledger, or the bundled file."""
     try:
@@ -437,10 +442,7 @@ def editor(ctx: C, start: Annotated[str, Query(alias="from")] = "",
         if text is None:
             raise AuthError(_("No such rulebook."), status=404)
         draft.text = text
-        if rid in loader.bundled_ids():
-            draft.cases = _bundled_cases(rid)
-        else:
-            draft.cases = _stored_cases(ctx, rid)
+        draft.cases = _cases_of(ctx, rid)
         # the one series of the organiser's judged by this rulebook, chosen for them
         judged_by = [s for s in ctx.read(organised_series, ctx.actor()) if s.rulebook == rid]
         if len(judged_by) == 1:
@@ -469,8 +471,7 @@ def precedent(ctx: C, tid: int, event: Annotated[str, Path(max_length=100)]) -> 
     draft = Draft(text=text, start=book.id, next_tournament=True, tournament=str(tid),
                   summary=_("Precedent: the decision %(event)s of %(tournament)s",
                             event=event, tournament=t.name))
-    if book.id in loader.bundled_ids():
-        draft.cases = _bundled_cases(book.id)
+    draft.cases = _cases_of(ctx, book.id)
     return _page(ctx, draft)
 
 
@@ -568,9 +569,16 @@ def publish(ctx: C, posted: forms.Posted) -> Response:
                      errors=errors)
     book = checked.book
     assert book is not None
+    chosen = next((s for s in ctx.read(organised_series, ctx.actor()) if s.id == series),
+                  None) if series is not None and not draft.tournament else None
     if series is None and not draft.tournament and loader.edition_files(book.id):
         # a bundled rulebook changes for one series, never for all (the core refuses it too)
         errors["series"] = i18n.code("rulebook.bundled-shared", {"rulebook": book.id})
+    elif chosen is not None and chosen.rulebook != book.id:
+        # a renamed copy is a rulebook of one's own: not the next edition of the series'
+        errors["series"] = i18n.code("rulebook.not-the-series", {
+            "rulebook": book.id, "series": chosen.name, "series_rulebook": chosen.rulebook})
+    if errors.get("series"):
         return _page(ctx, draft, status=422, outcomes=outcomes, errors=errors)
     if form.get("confirm") != "1":
         return _page(ctx, draft, outcomes=outcomes,
