@@ -75,6 +75,7 @@ bench: setup
 	@# the judge report's PDF of a 500-player event, against a one-page PDF (WeasyPrint)
 	$(UV) run --frozen python bench/report_pdf.py
 	$(UV) run --frozen python -P bench/dashboard_size.py
+	$(UV) run --frozen python -P bench/editor.py
 	@# 4 worker processes on PostgreSQL: BENCH_DB's server, or a throwaway cluster (scripts/postgres.sh)
 	$(UV) run --frozen python bench/postgres_workers.py $(if $(BENCH_DB),--db "$(BENCH_DB)")
 	@if [ -n "$(BENCH_DB)" ]; then set -e; \
