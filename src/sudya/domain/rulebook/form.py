@@ -111,9 +111,14 @@ def grid(book: Rulebook, data: Any, lang: str = "ru") -> Grid:
         cells = [Cell(lv, _value(raw, lv, levels), exp.cells.get(lv, ""),
                       _parts(raw, lv, levels)) for lv, _ in levels]
         rows.append(Row(i, inf.id, exp.name, exp.source, inf.category or "", cells, exp.lines))
+    return Grid(levels, rows, kinds(book, lang))
+
+
+def kinds(book: Rulebook, lang: str = "ru") -> list[Choice]:
+    """The penalties a cell may be set to: the rulebook's kinds, weakest first."""
     ladder = {k: n for n, k in enumerate(book.ladder)}
-    kinds = sorted(book.sanctions, key=lambda k: (ladder.get(k.id, len(ladder)), k.rank))
-    return Grid(levels, rows, [Choice(k.id, k.name.get(lang)) for k in kinds])
+    ordered = sorted(book.sanctions, key=lambda k: (ladder.get(k.id, len(ladder)), k.rank))
+    return [Choice(k.id, k.name.get(lang)) for k in ordered]
 
 
 def _penalty_at(raw: Any, level: str, levels: list[tuple[str, str]]) -> Any:
@@ -172,6 +177,9 @@ def _offset(text: str, line: int, column: int) -> int:
 
 
 def _written(value: Any) -> str:
+    """A value as YAML written in flow style (a list as `[a, b]`)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_written(v) for v in value) + "]"
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -223,7 +231,11 @@ def set_cell(text: str, index: int, level: str, value: str, levels: Sequence[str
     if isinstance(pen, CommentedMap) and set(pen) <= set(levels):
         return set_value(text, ("infractions", index, "penalty", level), kind)
     # one penalty for every level (or none): now one per level
-    per_level = {lv: (kind if lv == level else pen) for lv in levels}
+    return _per_level(text, index, {lv: (kind if lv == level else pen) for lv in levels})
+
+
+def _per_level(text: str, index: int, per_level: dict[str, Any]) -> str:
+    """An infraction's penalty written as one per level (a flow mapping, in place)."""
     flow = "{" + ", ".join(f"{lv}: {_written(v)}" for lv, v in per_level.items()) + "}"
     mapping = CommentedMap(per_level)
     mapping.fa.set_flow_style()
@@ -240,13 +252,9 @@ def set_part(text: str, index: int, level: str, part: int, value: str,
     if isinstance(pen, CommentedMap) and set(pen) <= set(levels):
         return set_value(text, ("infractions", index, "penalty", level, part), value)
     # one list for every level: now one per level, this level's changed
-    per_level = {lv: [value if (lv == level and i == part) else k for i, k in enumerate(pen)]
-                 for lv in levels}
-    flow = "{" + ", ".join(f"{lv}: [{', '.join(_written(k) for k in ks)}]"
-                           for lv, ks in per_level.items()) + "}"
-    mapping = CommentedMap(per_level)
-    mapping.fa.set_flow_style()
-    return set_value(text, ("infractions", index, "penalty"), mapping, written=flow)
+    return _per_level(text, index, {
+        lv: [value if (lv == level and i == part) else k for i, k in enumerate(pen)]
+        for lv in levels})
 
 
 @dataclass(frozen=True)
@@ -329,7 +337,7 @@ def _choices(values: Sequence[str]) -> list[Choice]:
 
 def rules(book: Rulebook, data: Any, lang: str = "ru") -> list[RuleGroup]:
     """The rules an organiser changes most, as fields: only those the draft has."""
-    kinds = grid(book, data, lang).kinds if book.sanctions else []
+    named = kinds(book, lang)
     groups: list[RuleGroup] = []
     raw = data if isinstance(data, Mapping) else {}
 
@@ -363,8 +371,8 @@ def rules(book: Rulebook, data: Any, lang: str = "ru") -> list[RuleGroup]:
         groups.append(RuleGroup("form.conversion", [
             field(("conversions", i, "count"), "form.conversion-count", "int", conv.count),
             field(("conversions", i, "from"), "form.conversion-from", "kind",
-                  conv.source_kind, kinds),
-            field(("conversions", i, "to"), "form.conversion-to", "kind", conv.to, kinds),
+                  conv.source_kind, named),
+            field(("conversions", i, "to"), "form.conversion-to", "kind", conv.to, named),
             field(("conversions", i, "pool"), "form.conversion-pool", "choice", conv.pool,
                   _choices(["team", "subject"]))], {"n": i + 1}))
     return groups
@@ -389,5 +397,5 @@ def typed(kind: str, value: str) -> Any:
 
 
 __all__ = ["NONE", "Cell", "Row", "Grid", "Choice", "grid", "set_value", "set_cell", "set_part",
-           "parsed", "NewInfraction", "add_infraction", "Field", "RuleGroup", "rules", "field_name",
-           "keys_of", "typed", "parse", "dump"]
+           "parsed", "kinds", "NewInfraction", "add_infraction", "Field", "RuleGroup", "rules",
+           "field_name", "keys_of", "typed", "parse", "dump"]

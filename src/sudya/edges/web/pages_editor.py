@@ -166,6 +166,16 @@ def _posted_changes(posted: FormData, prefix: str) -> dict[str, str]:
     return out
 
 
+def _not_loaded() -> str:
+    return _("The form's changes were not written: the YAML does not load. Mend it first "
+             "(the problems say where).")
+
+
+def _choosable(book: Rulebook) -> set[str]:
+    """What a penalty cell may be set to: a kind of the rulebook, or no penalty."""
+    return {k.id for k in book.sanctions} | {editing.NONE}
+
+
 def _apply(posted: FormData, draft: Draft) -> dict[str, str]:
     """Write the form's changes into the draft's text (and carry its cases over a new id):
     what could not be written, by field name, in the reader's language."""
@@ -180,13 +190,11 @@ def _apply(posted: FormData, draft: Draft) -> dict[str, str]:
     checked = _check(draft.text, lang)
     book = checked.book
     if book is None:
-        errors["form"] = _("The form's changes were not written: the YAML does not load. "
-                           "Mend it first (the problems say where).")
-        return errors
+        return {"form": _not_loaded()}
     data = editing.parsed(draft.text)
     index = {inf.id: i for i, inf in enumerate(book.infractions)}
     levels = book.level_ids()
-    kinds = {k.id for k in book.sanctions} | {editing.NONE}
+    kinds = _choosable(book)
     for name, value in cells.items():
         # ID|LEVEL, or ID|LEVEL|N for the Nth kind of a list of kinds given together
         inf_id, _sep, level = name.rpartition("|")
@@ -252,8 +260,7 @@ def _carry_cases(draft: Draft, posted: FormData) -> None:
     for i, case in enumerate(draft.cases):
         found = re.search(RULEBOOK_LINE, case.scenario)
         if found is not None and found.group(2).strip("'\"") in former:
-            scenario = re.sub(RULEBOOK_LINE, lambda m: m.group(1) + new_id, case.scenario,
-                              count=1)
+            scenario = case.scenario[:found.start(2)] + new_id + case.scenario[found.end(2):]
             expected = expected_id.sub(lambda m: m.group(1) + new_id + m.group(2),
                                        case.expected, count=1)
             draft.cases[i] = DraftCase(case.name, scenario, expected, case.refusal)
@@ -266,8 +273,7 @@ def _new_infraction(posted: FormData, draft: Draft) -> dict[str, str]:
     checked = _check(draft.text, i18n.current_lang.get())
     book = checked.book
     if book is None:
-        return {"form": _("The form's changes were not written: the YAML does not load. "
-                          "Mend it first (the problems say where).")}
+        return {"form": _not_loaded()}
     new_id = str(posted.get("new_id", "")).strip().lower()
     name = " ".join(str(posted.get("new_name", "")).split())
     source = " ".join(str(posted.get("new_source", "")).split())
@@ -282,7 +288,7 @@ def _new_infraction(posted: FormData, draft: Draft) -> dict[str, str]:
     if not source:
         errors["new_source"] = _("Say where the regulation says it (a document and its "
                                  "point).")
-    kinds = {k.id for k in book.sanctions} | {editing.NONE}
+    kinds = _choosable(book)
     levels = book.level_ids() or ["*"]
     penalty = {lv: str(posted.get(f"new_pen|{lv}", editing.NONE)) for lv in levels}
     for lv, value in penalty.items():
