@@ -1,7 +1,7 @@
 """The rulebook editor (issue 39) as an organiser uses it: the page of a copy of berserk, and
 one change in its grid (a penalty chosen in a cell: written into the YAML, checked, the
 rulebook's cases run, the page sent back), against one check of the draft alone
-(`drafts.check`: parse the YAML, validate, lint) in the same run.
+(`drafts.check`: parse the YAML, validate, lint) in the same run, the two in turns.
 
 Each change chooses another cell, so no change finds its text already parsed and checked.
 
@@ -25,11 +25,11 @@ import gzip  # noqa: E402
 import re  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 from html.parser import HTMLParser  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from fastapi.testclient import TestClient  # noqa: E402
+from timing import interleaved  # noqa: E402
 
 from sudya.app import demo  # noqa: E402
 from sudya.app.settings import Settings  # noqa: E402
@@ -100,27 +100,27 @@ def main() -> None:
         sent = fields(page)
         text = next(v for k, v in sent if k == "text")
         cells = [k for k, v in sent if k.startswith("cell|") and v == "warning"]
-        took = []
-        for n in range(args.changes):
-            cell = cells[n % len(cells)]
+        turn = iter(range(10**9))
+
+        def change() -> None:  # another cell each time: nothing is found parsed or checked
+            cell = cells[next(turn) % len(cells)]
             data: dict[str, list[str]] = {}
             for k, v in sent:
                 data.setdefault(k, []).append("game-loss" if k == cell else v)
-            started = time.perf_counter()
             answer = client.post("/rulebooks/editor/apply", data=data)
-            took.append(time.perf_counter() - started)
             assert answer.status_code == 200, answer.text[:300]
-        checks = []
-        for n in range(args.changes):
-            started = time.perf_counter()
-            drafts.check(text + f"\n# {n}\n")  # another text each time: nothing kept
-            checks.append(time.perf_counter() - started)
+
+        def check() -> None:  # another text each time: nothing kept
+            drafts.check(text + f"\n# {next(turn)}\n")
+
+        took = interleaved({"change": change, "check": check}, args.changes)
         app.state.ledger.db.dispose()
         loader.keep_stored(set())
-    change, check = statistics.median(took), statistics.median(checks)
+    change, check = statistics.median(took["change"]), statistics.median(took["check"])
     kb = len(gzip.compress(page.encode("utf-8"))) / 1024
-    print(f"changes: {args.changes}, median {change:.2f} s (best {min(took):.2f}, worst "
-          f"{max(took):.2f}); one check of the draft: median {check:.3f} s")
+    print(f"changes: {args.changes}, median {change:.2f} s (best {min(took['change']):.2f}, "
+          f"worst {max(took['change']):.2f}); one check of the draft, in turns with them: "
+          f"median {check:.3f} s")
     print(f"EDITOR: the page {kb:.0f} KB compressed ({len(page) / 1024:.0f} KB raw), a change "
           f"{change:.2f} s ({change / check:.1f} × one check; goal {GOAL_S:.0f} s)")
 

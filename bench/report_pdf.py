@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pypdf import PdfReader
+from timing import interleaved
 
 from sudya.adapters.db.migrate import upgrade
 from sudya.adapters.db.session import make_engine
@@ -96,12 +97,7 @@ def main() -> None:
         measures: dict[str, Callable[[], object]] = {
             "baseline": baseline, "view": view,
             "pdf": lambda: render_pdf(report)}
-        took: dict[str, list[float]] = {name: [] for name in measures}
-        for _ in range(args.repeat):  # interleaved: a neighbour's load weighs on all alike
-            for name, call in measures.items():
-                t0 = time.perf_counter()
-                call()
-                took[name].append(time.perf_counter() - t0)
+        took = interleaved(measures, args.repeat)
         engine.dispose()
 
     s = {name: statistics.median(samples) for name, samples in took.items()}

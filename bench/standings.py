@@ -57,6 +57,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 from throwaway import database  # noqa: E402
+from timing import interleaved  # noqa: E402
 
 from sudya.adapters.db import models as m  # noqa: E402
 from sudya.adapters.db.migrate import upgrade  # noqa: E402
@@ -200,12 +201,7 @@ def measure(url: str, args: argparse.Namespace) -> None:
             "dashboard": dashboard, "dashboard_afresh": dashboard_afresh}
         for call in measures.values():  # warm: the rulebook, the templates, the pool
             call()
-        took: dict[str, list[float]] = {name: [] for name in measures}
-        for _ in range(args.repeat):  # interleaved: a neighbour's load weighs on all alike
-            for name, call in measures.items():
-                t0 = time.perf_counter()
-                call()
-                took[name].append(time.perf_counter() - t0)
+        took = interleaved(measures, args.repeat)
     ms = {name: median_ms(samples) for name, samples in took.items()}
     print(f"baseline: SELECT of the tournament's {results:,} result "
           f"rows {ms['baseline']:.1f} ms (median of {args.repeat})")
