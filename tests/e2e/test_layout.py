@@ -66,6 +66,10 @@ class Screen:
 def _preview(page: Page) -> None:
     page.get_by_role("button", name="Предпросмотр решения").click()
     expect(page.get_by_role("heading", name="Решение", exact=True)).to_be_visible()
+    # record.js scrolls the preview into view once htmx has settled it: the picture is taken
+    # once its confirm button is on the screen, not at whatever moment the swap came
+    expect(page.get_by_role("button", name="Подтвердить и записать")).to_be_in_viewport(
+        ratio=1)
 
 
 def _open_table(page: Page) -> None:
